@@ -1,0 +1,59 @@
+// Constraints: relations between terms, divisibility, membership, and their disjunctions.
+#pragma once
+
+#include "constrint/domain.hpp"
+#include "constrint/expr.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace constrint {
+
+enum class Relation : std::uint8_t {
+    Eq,       // lhs == rhs
+    Ne,       // lhs != rhs
+    Le,       // lhs <= rhs
+    Lt,       // lhs < rhs
+    Ge,       // lhs >= rhs
+    Gt,       // lhs > rhs
+    Divides,  // rhs is divisible by lhs (lhs != 0): `divides(lhs, rhs)`, `rhs % lhs == 0`
+    In,       // lhs takes a value of `set`
+    Or,       // at least one of `parts`
+    And,      // all of `parts`
+};
+
+const char* to_string(Relation relation);
+
+struct ConstraintNode;
+
+class Constraint {
+  public:
+    explicit Constraint(std::shared_ptr<const ConstraintNode> node) : node_(std::move(node)) {}
+    const ConstraintNode& node() const { return *node_; }
+    Relation relation() const;
+
+  private:
+    std::shared_ptr<const ConstraintNode> node_;
+};
+
+struct ConstraintNode {
+    Relation relation;
+    std::optional<Expr> lhs, rhs;    // all but Or / And (rhs unused for In)
+    Domain set;                      // In
+    std::vector<Constraint> parts;   // Or / And, flattened: no Or directly inside an Or
+    std::uint64_t model = 0;         // the model whose variables it uses (0: none)
+};
+
+// `a % b == 0` (either side) is the divisibility relation divides(b, a).
+Constraint operator==(const Expr& a, const Expr& b);
+Constraint operator!=(const Expr& a, const Expr& b);
+Constraint operator<=(const Expr& a, const Expr& b);
+Constraint operator<(const Expr& a, const Expr& b);
+Constraint operator>=(const Expr& a, const Expr& b);
+Constraint operator>(const Expr& a, const Expr& b);
+Constraint divides(const Expr& divisor, const Expr& dividend);
+Constraint member(const Expr& term, const Domain& values);
+Constraint operator|(const Constraint& a, const Constraint& b);
+Constraint operator&(const Constraint& a, const Constraint& b);
+
+}  // namespace constrint

@@ -1,0 +1,70 @@
+// The set of values a variable may still take: sorted disjoint intervals under one congruence.
+#pragma once
+
+#include "constrint/integer.hpp"
+
+#include <string>
+#include <vector>
+
+namespace constrint {
+
+struct Interval {
+    Integer lo;
+    Integer hi;
+    bool operator==(const Interval&) const = default;
+};
+
+// A domain is {v : v in one of the intervals and v = residue (mod modulus)}.
+// The congruence makes divisibility exact on huge ranges: `x % 16 == 0` on [1, 2^40] is the
+// interval [16, 2^40 - 16] under 0 mod 16, no value enumerated.
+// Canonical form (so that equal sets compare equal): every interval's bounds satisfy the
+// congruence, intervals are sorted, and consecutive intervals are separated by at least one
+// missing congruent value. A fixed domain has modulus 1.
+class Domain {
+  public:
+    Domain() = default;  // the empty domain
+    static Domain range(const Integer& lo, const Integer& hi);
+    static Domain values(std::vector<Integer> values);
+    static Domain single(const Integer& value) { return range(value, value); }
+
+    bool empty() const { return intervals_.empty(); }
+    bool fixed() const { return intervals_.size() == 1 && intervals_[0].lo == intervals_[0].hi; }
+    const Integer& min() const { return intervals_.front().lo; }
+    const Integer& max() const { return intervals_.back().hi; }
+    const Integer& value() const { return intervals_.front().lo; }  // when fixed()
+    Integer size() const;
+    bool contains(const Integer& v) const;
+    const std::vector<Interval>& intervals() const { return intervals_; }
+    const Integer& modulus() const { return modulus_; }
+    const Integer& residue() const { return residue_; }
+
+    // Narrowing operations; each returns true when the domain changed.
+    bool restrict_min(const Integer& lo);
+    bool restrict_max(const Integer& hi);
+    bool remove(const Integer& v);
+    bool remove_range(const Integer& lo, const Integer& hi);
+    bool intersect(const Domain& other);
+    bool restrict_congruence(const Integer& modulus, const Integer& residue);
+
+    // Images of the domain under exact maps (no value lost, none gained).
+    Domain shifted(const Integer& offset) const;  // {v + offset}
+    Domain negated() const;                       // {-v}
+    Domain scaled(const Integer& factor) const;   // {v * factor}, factor != 0
+    // {v / divisor : v in domain, divisor divides v}, divisor != 0.
+    Domain divided_exactly(const Integer& divisor) const;
+
+    // The smallest value >= v in the domain (nothing when none), and the largest <= v.
+    std::optional<Integer> next_at_least(const Integer& v) const;
+    std::optional<Integer> prev_at_most(const Integer& v) const;
+
+    bool operator==(const Domain&) const = default;
+    std::string to_string() const;  // "{1..5, 9} mod 2 = 1" style, for messages and tests
+
+  private:
+    void normalize();
+    std::vector<Interval> intervals_;
+    Integer modulus_ = 1;
+    Integer residue_ = 0;
+};
+
+}  // namespace constrint

@@ -1,0 +1,22 @@
+// Explanations of infeasibility: a small set of the model's constraints that cannot hold together.
+#pragma once
+
+#include "constrint/solver.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace constrint {
+
+struct Conflict {
+    std::vector<std::size_t> constraints;  // indices into model.constraints(), increasing
+    bool minimal = false;  // true when every single constraint was proven necessary
+};
+
+// Runs the deletion filter over the model's constraints (variable domains are kept as given).
+// Each sub-problem is solved under `per_check` limits; a constraint whose removal cannot be
+// decided within them stays in the set, so the result is always unsatisfiable but then not
+// proven minimal. Returns nothing when the model has a solution or the first check hit a limit.
+std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_check = {});
+
+}  // namespace constrint

@@ -1,0 +1,22 @@
+// The `.cint` model format: reading and writing (spec: docs/model-format.md).
+#pragma once
+
+#include "constrint/model.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace constrint {
+
+// Parses `.cint` text; `file` names the source in error messages and constraint origins.
+// Throws ParseError ("FILE:LINE:COLUMN: message") on bad text.
+Model parse_cint(std::string_view text, const std::string& file = "<input>");
+// Reads and parses a file; throws ParseError naming the file when it cannot be read.
+Model load_cint(const std::string& path);
+// Writes a model as `.cint` text that parse_cint reads back to an equivalent model.
+std::string write_cint(const Model& model);
+// One term or constraint in `.cint` syntax.
+std::string to_cint(const Expr& term);
+std::string to_cint(const Constraint& constraint);
+
+}  // namespace constrint

@@ -1,0 +1,106 @@
+// Solving a model: depth-first search with propagation, all solutions, optimisation, limits.
+#pragma once
+
+#include "constrint/model.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace constrint {
+
+// How the next decision variable is chosen. With Declaration the search order is static and the
+// first solution is the lexicographically first one (in the model's search order and each
+// variable's preferred direction): answers are reproducible.
+enum class VarOrder : std::uint8_t {
+    Declaration,      // the model's search order, then declaration order
+    SmallestDomain,   // fewest values left first (ties: declaration order)
+    MostConstrained,  // most constraints first (ties: smallest domain, then declaration order)
+};
+
+const char* to_string(VarOrder order);
+
+struct SolveOptions {
+    VarOrder order = VarOrder::Declaration;
+    std::optional<std::uint64_t> node_limit;      // search nodes (choice points visited)
+    std::optional<std::uint64_t> failure_limit;   // failed nodes
+    std::optional<double> time_limit_seconds;     // wall clock, checked during propagation too
+    const std::atomic<bool>* cancel = nullptr;    // set to true from any thread to stop
+};
+
+enum class Status : std::uint8_t {
+    Satisfiable,     // a solution (or several), search not complete
+    Optimal,         // the last solution is proven optimal
+    AllSolutions,    // every solution was produced
+    Unsatisfiable,   // proven: no solution
+    Unknown,         // a limit or cancellation stopped the search before any answer
+};
+
+const char* to_string(Status status);
+
+struct Stats {
+    std::uint64_t nodes = 0;         // choice points
+    std::uint64_t failures = 0;      // failed nodes
+    std::uint64_t propagations = 0;  // propagator runs
+    std::uint64_t solutions = 0;
+    std::uint64_t max_depth = 0;
+    double seconds = 0;
+};
+
+// Values of all model variables (by variable index).
+class Solution {
+  public:
+    Solution(std::vector<Integer> values, std::shared_ptr<const Model> model)
+        : values_(std::move(values)), model_(std::move(model)) {}
+    const Integer& operator[](const Var& x) const;
+    const Integer& operator[](std::string_view name) const;
+    const std::vector<Integer>& values() const { return values_; }
+    // The value of any term of the model (objectives, expressions) under this solution.
+    Integer evaluate(const Expr& term) const;
+
+  private:
+    std::vector<Integer> values_;
+    std::shared_ptr<const Model> model_;
+};
+
+class Search;  // the engine, defined in the implementation
+
+// Solutions one at a time. The model is copied: later changes to it do not affect the solver.
+// Without objectives next() returns each solution once, in search order. With objectives next()
+// returns each improving solution; when it returns nothing, status() tells whether the last one
+// is Optimal.
+class Solver {
+  public:
+    explicit Solver(const Model& model, SolveOptions options = {});
+    ~Solver();
+    Solver(Solver&&) noexcept;
+    Solver& operator=(Solver&&) noexcept;
+
+    std::optional<Solution> next();
+    Status status() const;
+    const Stats& stats() const;
+    // Why the search stopped early ("node limit 1000 reached", "cancelled", ...); empty otherwise.
+    const std::string& stop_reason() const;
+
+  private:
+    std::unique_ptr<Search> search_;
+};
+
+struct Result {
+    Status status = Status::Unknown;
+    std::vector<Solution> solutions;  // with objectives: each improving one, the best last
+    Stats stats;
+    std::string stop_reason;
+};
+
+// The first solution, or the optimum when the model has objectives.
+Result solve(const Model& model, SolveOptions options = {});
+// Every solution (at most `limit` when given), in search order.
+Result solve_all(const Model& model, std::optional<std::uint64_t> limit = std::nullopt,
+                 SolveOptions options = {});
+
+}  // namespace constrint

@@ -1,0 +1,2 @@
+// Placeholder: the command-line program is being written.
+int main() { return 2; }
