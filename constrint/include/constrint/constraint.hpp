@@ -57,3 +57,11 @@ Constraint operator|(const Constraint& a, const Constraint& b);
 Constraint operator&(const Constraint& a, const Constraint& b);
 
 }  // namespace constrint
+
+namespace constrint {
+
+// Whether the constraint holds when variable i has the value values[i]. A division by zero
+// anywhere in the constraint makes it false (a / b and mod(a, b) imply b != 0).
+bool satisfied(const Constraint& constraint, const std::vector<Integer>& values);
+
+}  // namespace constrint

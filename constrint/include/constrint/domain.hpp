@@ -3,6 +3,7 @@
 
 #include "constrint/integer.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ class Domain {
     std::optional<Integer> next_at_least(const Integer& v) const;
     std::optional<Integer> prev_at_most(const Integer& v) const;
 
-    bool operator==(const Domain&) const = default;
+    bool operator==(const Domain& other) const;  // the same set of values
     std::string to_string() const;  // "{1..5, 9} mod 2 = 1" style, for messages and tests
 
   private:

@@ -8,6 +8,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace constrint {
 
@@ -86,5 +87,13 @@ std::uint64_t model_of(const Expr& a, const Expr& b);
 // Evaluates a term whose leaves are all constants; nothing when it has a variable.
 // Throws ModelError on division by zero.
 std::optional<Integer> evaluate_constant(const Expr& term);
+
+}  // namespace constrint
+
+namespace constrint {
+
+// The value of a term when every variable with index i has the value values[i].
+// Throws ModelError on division by zero.
+Integer evaluate(const Expr& term, const std::vector<Integer>& values);
 
 }  // namespace constrint

@@ -5,6 +5,7 @@
 #include "constrint/domain.hpp"
 #include "constrint/expr.hpp"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +94,8 @@ class Model {
   private:
     std::uint64_t id_;
     std::vector<VariableInfo> variables_;
+    std::vector<Var> handles_;
+    std::map<std::string, int, std::less<>> index_;
     std::vector<ConstraintInfo> constraints_;
     std::vector<Objective> objectives_;
     std::vector<int> search_order_;

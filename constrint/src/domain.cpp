@@ -1,0 +1,279 @@
+#include "constrint/domain.hpp"
+
+#include <algorithm>
+
+namespace constrint {
+
+namespace {
+
+// The smallest value >= v with value = residue (mod modulus).
+Integer round_up(const Integer& v, const Integer& modulus, const Integer& residue) {
+    if (modulus == 1) return v;
+    return v + floor_mod(residue - v, modulus);
+}
+
+// The largest value <= v with value = residue (mod modulus).
+Integer round_down(const Integer& v, const Integer& modulus, const Integer& residue) {
+    if (modulus == 1) return v;
+    return v - floor_mod(v - residue, modulus);
+}
+
+}  // namespace
+
+Domain Domain::range(const Integer& lo, const Integer& hi) {
+    Domain d;
+    if (lo <= hi) d.intervals_.push_back({lo, hi});
+    return d;
+}
+
+Domain Domain::values(std::vector<Integer> values) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    Domain d;
+    for (auto& v : values) {
+        if (!d.intervals_.empty() && d.intervals_.back().hi + 1 == v) {
+            d.intervals_.back().hi = std::move(v);
+        } else {
+            d.intervals_.push_back({v, v});
+        }
+    }
+    return d;
+}
+
+Integer Domain::size() const {
+    Integer total = 0;
+    for (const auto& iv : intervals_) total += (iv.hi - iv.lo) / modulus_ + 1;
+    return total;
+}
+
+bool Domain::contains(const Integer& v) const {
+    if (intervals_.empty() || v < min() || v > max()) return false;
+    if (modulus_ != 1 && floor_mod(v - residue_, modulus_) != 0) return false;
+    auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
+                               [](const Integer& x, const Interval& iv) { return x < iv.lo; });
+    return it != intervals_.begin() && std::prev(it)->hi >= v;
+}
+
+void Domain::normalize() {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < intervals_.size(); ++i) {
+        Interval iv = std::move(intervals_[i]);
+        if (modulus_ != 1) {
+            iv.lo = round_up(iv.lo, modulus_, residue_);
+            iv.hi = round_down(iv.hi, modulus_, residue_);
+        }
+        if (iv.lo > iv.hi) continue;
+        if (out > 0 && iv.lo - intervals_[out - 1].hi <= modulus_) {
+            if (iv.hi > intervals_[out - 1].hi) intervals_[out - 1].hi = std::move(iv.hi);
+        } else {
+            intervals_[out++] = std::move(iv);
+        }
+    }
+    intervals_.resize(out);
+    if (intervals_.empty() || fixed()) {
+        modulus_ = 1;
+        residue_ = 0;
+    }
+}
+
+bool Domain::restrict_min(const Integer& lo) {
+    if (intervals_.empty() || lo <= min()) return false;
+    if (lo > max()) {
+        *this = Domain();
+        return true;
+    }
+    auto first = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= lo; });
+    intervals_.erase(intervals_.begin(), first);
+    if (intervals_.front().lo < lo) intervals_.front().lo = round_up(lo, modulus_, residue_);
+    if (fixed()) modulus_ = 1, residue_ = 0;
+    return true;
+}
+
+bool Domain::restrict_max(const Integer& hi) {
+    if (intervals_.empty() || hi >= max()) return false;
+    if (hi < min()) {
+        *this = Domain();
+        return true;
+    }
+    auto last = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= hi; });
+    intervals_.erase(last.base(), intervals_.end());
+    if (intervals_.back().hi > hi) intervals_.back().hi = round_down(hi, modulus_, residue_);
+    if (fixed()) modulus_ = 1, residue_ = 0;
+    return true;
+}
+
+bool Domain::remove(const Integer& v) {
+    if (!contains(v)) return false;
+    auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
+                               [](const Integer& x, const Interval& iv) { return x < iv.lo; });
+    --it;
+    if (it->lo == v && it->hi == v) {
+        intervals_.erase(it);
+    } else if (it->lo == v) {
+        it->lo += modulus_;
+    } else if (it->hi == v) {
+        it->hi -= modulus_;
+    } else {
+        Interval upper{v + modulus_, it->hi};
+        it->hi = v - modulus_;
+        intervals_.insert(std::next(it), std::move(upper));
+    }
+    if (intervals_.empty() || fixed()) modulus_ = 1, residue_ = 0;
+    return true;
+}
+
+bool Domain::remove_range(const Integer& lo, const Integer& hi) {
+    if (intervals_.empty() || lo > hi || hi < min() || lo > max()) return false;
+    const Integer before = size();
+    std::vector<Interval> kept;
+    kept.reserve(intervals_.size() + 1);
+    for (auto& iv : intervals_) {
+        if (iv.hi < lo || iv.lo > hi) {
+            kept.push_back(std::move(iv));
+            continue;
+        }
+        if (iv.lo < lo) kept.push_back({iv.lo, lo - 1});
+        if (iv.hi > hi) kept.push_back({hi + 1, iv.hi});
+    }
+    intervals_ = std::move(kept);
+    normalize();
+    return size() != before;
+}
+
+bool Domain::restrict_congruence(const Integer& modulus, const Integer& residue) {
+    if (intervals_.empty() || modulus == 1) return false;
+    const Integer m2 = modulus < 0 ? Integer(-modulus) : modulus;
+    const Integer r2 = floor_mod(residue, m2);
+    if (fixed()) {
+        if (floor_mod(value() - r2, m2) == 0) return false;
+        *this = Domain();
+        return true;
+    }
+    // Chinese remaindering of (modulus_, residue_) and (m2, r2).
+    const Integer g = gcd(modulus_, m2);
+    if ((r2 - residue_) % g != 0) {
+        *this = Domain();
+        return true;
+    }
+    const Integer combined = modulus_ / g * m2;
+    if (combined == modulus_) return false;  // the new congruence is implied
+    const Integer step = m2 / g;
+    const Integer k = floor_mod((r2 - residue_) / g * mod_inverse(modulus_ / g, step), step);
+    residue_ = floor_mod(residue_ + modulus_ * k, combined);
+    modulus_ = combined;
+    normalize();
+    return true;
+}
+
+bool Domain::intersect(const Domain& other) {
+    if (intervals_.empty()) return false;
+    if (other.intervals_.empty()) {
+        *this = Domain();
+        return true;
+    }
+    const Integer before = size();
+    if (other.modulus_ != 1) restrict_congruence(other.modulus_, other.residue_);
+    std::vector<Interval> result;
+    std::size_t i = 0, j = 0;
+    const auto& b = other.intervals_;
+    while (i < intervals_.size() && j < b.size()) {
+        const Integer& lo = std::max(intervals_[i].lo, b[j].lo);
+        const Integer& hi = std::min(intervals_[i].hi, b[j].hi);
+        if (lo <= hi) result.push_back({lo, hi});
+        if (intervals_[i].hi < b[j].hi) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+    intervals_ = std::move(result);
+    normalize();
+    return intervals_.empty() || size() != before;
+}
+
+Domain Domain::shifted(const Integer& offset) const {
+    Domain d = *this;
+    for (auto& iv : d.intervals_) {
+        iv.lo += offset;
+        iv.hi += offset;
+    }
+    d.residue_ = floor_mod(residue_ + offset, modulus_);
+    return d;
+}
+
+Domain Domain::negated() const {
+    Domain d;
+    d.intervals_.reserve(intervals_.size());
+    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it) d.intervals_.push_back({-it->hi, -it->lo});
+    d.modulus_ = modulus_;
+    d.residue_ = floor_mod(-residue_, modulus_);
+    return d;
+}
+
+Domain Domain::scaled(const Integer& factor) const {
+    if (factor < 0) return negated().scaled(-factor);
+    if (factor == 0) return intervals_.empty() ? Domain() : single(0);
+    if (factor == 1 || intervals_.empty()) return *this;
+    Domain d = *this;
+    for (auto& iv : d.intervals_) {
+        iv.lo *= factor;
+        iv.hi *= factor;
+    }
+    if (!d.fixed()) {
+        d.modulus_ = modulus_ * factor;
+        d.residue_ = residue_ * factor;
+    }
+    return d;
+}
+
+Domain Domain::divided_exactly(const Integer& divisor) const {
+    if (divisor < 0) return negated().divided_exactly(-divisor);
+    if (divisor == 1 || intervals_.empty()) return *this;
+    Domain d = *this;
+    d.restrict_congruence(divisor, 0);
+    if (d.empty()) return d;
+    for (auto& iv : d.intervals_) {
+        iv.lo /= divisor;
+        iv.hi /= divisor;
+    }
+    if (d.modulus_ != 1) {
+        d.modulus_ /= divisor;
+        d.residue_ /= divisor;
+    }
+    return d;
+}
+
+std::optional<Integer> Domain::next_at_least(const Integer& v) const {
+    auto it = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= v; });
+    if (it == intervals_.end()) return std::nullopt;
+    return it->lo >= v ? it->lo : round_up(v, modulus_, residue_);
+}
+
+std::optional<Integer> Domain::prev_at_most(const Integer& v) const {
+    auto it = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= v; });
+    if (it == intervals_.rend()) return std::nullopt;
+    return it->hi <= v ? it->hi : round_down(v, modulus_, residue_);
+}
+
+bool Domain::operator==(const Domain& other) const {
+    if (modulus_ == other.modulus_ && residue_ == other.residue_) return intervals_ == other.intervals_;
+    const Integer n = size();
+    if (n != other.size()) return false;
+    Domain common = *this;
+    common.intersect(other);
+    return common.size() == n;
+}
+
+std::string Domain::to_string() const {
+    std::string s = "{";
+    for (std::size_t i = 0; i < intervals_.size(); ++i) {
+        if (i > 0) s += ", ";
+        s += intervals_[i].lo.str();
+        if (intervals_[i].hi != intervals_[i].lo) s += ".." + intervals_[i].hi.str();
+    }
+    s += "}";
+    if (modulus_ != 1) s += " mod " + modulus_.str() + " = " + residue_.str();
+    return s;
+}
+
+}  // namespace constrint

@@ -1,0 +1,193 @@
+#include "engine/search.hpp"
+
+#include <algorithm>
+
+namespace constrint {
+
+using engine::VarId;
+
+Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active, bool with_objectives)
+    : model_(std::make_shared<const Model>(model)), options_(options), start_(std::chrono::steady_clock::now()) {
+    compiled_ = engine::compile(*model_, active, with_objectives);
+    engine::Store& store = compiled_->store;
+    if (!compiled_->objectives.empty()) {
+        std::vector<Sense> senses;
+        for (const Objective& o : model_->objectives()) senses.push_back(o.sense);
+        auto bound = std::make_unique<engine::ObjectiveBound>(compiled_->objectives, std::move(senses));
+        bound_ = bound.get();
+        bound_id_ = store.add_propagator(std::move(bound));
+    }
+    // Decision order: the model's search order, the other model variables, then auxiliaries
+    // (fixed by propagation in almost every model; branching on them keeps the search complete).
+    std::vector<bool> listed(store.num_vars(), false);
+    for (int v : model_->search_order()) {
+        order_.push_back(v);
+        listed[v] = true;
+    }
+    for (VarId v = 0; v < store.num_vars(); ++v) {
+        if (!listed[v]) order_.push_back(v);
+    }
+    store.set_stop_check([this] { return limit_reached(); });
+}
+
+double Search::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+bool Search::limit_reached() {
+    if (!stop_reason_.empty()) return true;
+    if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
+        stop_reason_ = "cancelled";
+    } else if (options_.node_limit && stats_.nodes >= *options_.node_limit) {
+        stop_reason_ = "node limit " + std::to_string(*options_.node_limit) + " reached";
+    } else if (options_.failure_limit && stats_.failures >= *options_.failure_limit) {
+        stop_reason_ = "failure limit " + std::to_string(*options_.failure_limit) + " reached";
+    } else if (options_.time_limit_seconds && elapsed() >= *options_.time_limit_seconds) {
+        stop_reason_ = "time limit " + std::to_string(*options_.time_limit_seconds) + " s reached";
+    }
+    return !stop_reason_.empty();
+}
+
+std::optional<VarId> Search::select_variable() const {
+    const engine::Store& s = compiled_->store;
+    if (options_.order == VarOrder::Declaration) {
+        for (VarId v : order_) {
+            if (!s.fixed(v)) return v;
+        }
+        return std::nullopt;
+    }
+    // Dynamic orders choose among the model's variables first, auxiliaries only after them.
+    std::optional<VarId> best;
+    Integer best_size;
+    for (int pass = 0; pass < 2 && !best; ++pass) {
+        for (VarId v : order_) {
+            if (s.fixed(v) || (pass == 0) != (v < compiled_->user_vars)) continue;
+            const Integer size = s.dom(v).size();
+            if (!best) {
+                best = v;
+                best_size = size;
+                continue;
+            }
+            bool better = size < best_size;
+            if (options_.order == VarOrder::MostConstrained && pass == 0) {
+                const int d = compiled_->degree[v], bd = compiled_->degree[*best];
+                better = d > bd || (d == bd && size < best_size);
+            }
+            if (better) {
+                best = v;
+                best_size = size;
+            }
+        }
+    }
+    return best;
+}
+
+std::pair<Search::Decision, Search::Decision> Search::branches(VarId x) const {
+    const engine::Store& s = compiled_->store;
+    const Prefer prefer = x < compiled_->user_vars ? model_->variables()[x].prefer : Prefer::Min;
+    using K = Decision::Kind;
+    switch (prefer) {
+    case Prefer::Min: return {{K::Equal, x, s.min(x)}, {K::NotEqual, x, s.min(x)}};
+    case Prefer::Max: return {{K::Equal, x, s.max(x)}, {K::NotEqual, x, s.max(x)}};
+    case Prefer::SplitLow:
+    case Prefer::SplitHigh: {
+        const Integer mid = floor_div(s.min(x) + s.max(x), 2);
+        Decision low{K::AtMost, x, mid}, high{K::AtLeast, x, mid + 1};
+        return prefer == Prefer::SplitLow ? std::pair{low, high} : std::pair{high, low};
+    }
+    }
+    return {{K::Equal, x, s.min(x)}, {K::NotEqual, x, s.min(x)}};
+}
+
+bool Search::apply(const Decision& d) {
+    engine::Store& s = compiled_->store;
+    if (bound_id_ >= 0) s.schedule(bound_id_);
+    bool ok = false;
+    switch (d.kind) {
+    case Decision::Kind::Equal: ok = s.assign(d.var, d.value); break;
+    case Decision::Kind::NotEqual: ok = s.remove(d.var, d.value); break;
+    case Decision::Kind::AtMost: ok = s.set_max(d.var, d.value); break;
+    case Decision::Kind::AtLeast: ok = s.set_min(d.var, d.value); break;
+    }
+    return ok && s.propagate();
+}
+
+bool Search::backtrack() {
+    engine::Store& s = compiled_->store;
+    while (!open_.empty()) {
+        const Decision alternative = std::move(open_.back());
+        open_.pop_back();
+        s.pop_level();
+        if (apply(alternative)) return true;
+        ++stats_.failures;
+    }
+    return false;
+}
+
+void Search::finish(bool exhausted) {
+    done_ = true;
+    if (exhausted) {
+        status_ = !have_solution_                   ? Status::Unsatisfiable
+                  : !compiled_->objectives.empty() ? Status::Optimal
+                                                   : Status::AllSolutions;
+    } else {
+        status_ = have_solution_ ? Status::Satisfiable : Status::Unknown;
+    }
+    stats_.propagations = compiled_->store.propagations();
+    stats_.seconds = elapsed();
+}
+
+std::optional<Solution> Search::next() {
+    if (done_) return std::nullopt;
+    engine::Store& s = compiled_->store;
+    try {
+        bool consistent;
+        if (!started_) {
+            started_ = true;
+            consistent = !compiled_->failed && s.propagate();
+            if (!consistent) ++stats_.failures;
+        } else {
+            consistent = backtrack();  // leave the solution just returned
+        }
+        for (;;) {
+            if (!consistent) {
+                finish(true);
+                return std::nullopt;
+            }
+            if (limit_reached()) {
+                finish(false);
+                return std::nullopt;
+            }
+            const std::optional<VarId> x = select_variable();
+            if (!x) {  // every variable fixed: a solution
+                std::vector<Integer> values(compiled_->user_vars);
+                for (int v = 0; v < compiled_->user_vars; ++v) values[v] = s.value(v);
+                if (bound_) {
+                    std::vector<Integer> best;
+                    for (VarId o : compiled_->objectives) best.push_back(s.value(o));
+                    bound_->improve_on(std::move(best));
+                }
+                have_solution_ = true;
+                ++stats_.solutions;
+                stats_.propagations = s.propagations();
+                stats_.seconds = elapsed();
+                return Solution(std::move(values), model_);
+            }
+            ++stats_.nodes;
+            auto [left, right] = branches(*x);
+            s.push_level();
+            open_.push_back(std::move(right));
+            stats_.max_depth = std::max<std::uint64_t>(stats_.max_depth, open_.size());
+            consistent = apply(left);
+            if (!consistent) {
+                ++stats_.failures;
+                consistent = backtrack();
+            }
+        }
+    } catch (const engine::Interrupted&) {
+        finish(false);
+        return std::nullopt;
+    }
+}
+
+}  // namespace constrint

@@ -1,0 +1,56 @@
+// Depth-first search with backtracking over a compiled model: the engine behind Solver.
+#pragma once
+
+#include "constrint/solver.hpp"
+#include "engine/compile.hpp"
+#include "propagators/objective_bound.hpp"
+
+#include <chrono>
+
+namespace constrint {
+
+class Search {
+  public:
+    // `active` selects the constraints to post (all when empty); explanations use it.
+    Search(const Model& model, SolveOptions options, const std::vector<bool>& active = {},
+           bool with_objectives = true);
+
+    std::optional<Solution> next();
+    Status status() const { return status_; }
+    const Stats& stats() const { return stats_; }
+    const std::string& stop_reason() const { return stop_reason_; }
+
+  private:
+    // One branch of a choice point: var == value, var != value, var <= value or var >= value.
+    struct Decision {
+        enum class Kind : std::uint8_t { Equal, NotEqual, AtMost, AtLeast } kind;
+        engine::VarId var;
+        Integer value;
+    };
+
+    bool apply(const Decision& d);
+    std::optional<engine::VarId> select_variable() const;
+    std::pair<Decision, Decision> branches(engine::VarId x) const;
+    bool backtrack();  // to the next open branch; false when the tree is exhausted
+    bool limit_reached();
+    void finish(bool exhausted);
+    double elapsed() const;
+
+    std::shared_ptr<const Model> model_;
+    SolveOptions options_;
+    std::unique_ptr<engine::Compiled> compiled_;
+    engine::ObjectiveBound* bound_ = nullptr;
+    int bound_id_ = -1;
+    std::vector<engine::VarId> order_;  // the static decision order
+    std::vector<Decision> open_;        // per depth: the branch still to try
+    std::chrono::steady_clock::time_point start_;
+
+    bool started_ = false;
+    bool done_ = false;
+    bool have_solution_ = false;
+    Status status_ = Status::Unknown;
+    Stats stats_;
+    std::string stop_reason_;
+};
+
+}  // namespace constrint

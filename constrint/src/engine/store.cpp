@@ -1,0 +1,202 @@
+#include "engine/store.hpp"
+
+namespace constrint::engine {
+
+namespace {
+// Divisor lists longer than this are not turned into domains (bounds reasoning takes over).
+constexpr std::size_t kMaxDivisors = 1 << 14;
+}
+
+VarId Store::new_var(Domain domain) {
+    vars_.push_back(VarState{std::move(domain), 0, {}});
+    return static_cast<VarId>(vars_.size() - 1);
+}
+
+int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
+    const int id = static_cast<int>(props_.size());
+    for (const Subscription& s : propagator->subscriptions()) {
+        auto& list = vars_[s.var].wake[static_cast<int>(s.event)];
+        if (list.empty() || list.back() != id) list.push_back(id);
+    }
+    idempotent_.push_back(propagator->idempotent());
+    props_.push_back(std::move(propagator));
+    active_.push_back(true);
+    queued_.push_back(false);
+    schedule(id);
+    return id;
+}
+
+void Store::schedule(int p) {
+    if (queued_[p] || !active_[p]) return;
+    queued_[p] = true;
+    queue_.push_back(p);
+}
+
+void Store::save(VarId x) {
+    VarState& v = vars_[x];
+    if (levels_.empty() || v.saved_epoch == epoch_) return;  // nothing to restore at the root
+    trail_.push_back({x, v.dom, v.saved_epoch});
+    v.saved_epoch = epoch_;
+}
+
+void Store::changed(VarId x, Event event) {
+    const VarState& v = vars_[x];
+    for (int e = 0; e <= static_cast<int>(event); ++e) {
+        for (int p : v.wake[e]) {
+            if (p == current_ && idempotent_[p]) continue;
+            schedule(p);
+        }
+    }
+}
+
+bool Store::set_min(VarId x, const Integer& lo) {
+    Domain& d = vars_[x].dom;
+    if (lo <= d.min()) return true;
+    if (lo > d.max()) return false;
+    save(x);
+    d.restrict_min(lo);
+    changed(x, d.fixed() ? Event::Fixed : Event::Bounds);
+    return true;
+}
+
+bool Store::set_max(VarId x, const Integer& hi) {
+    Domain& d = vars_[x].dom;
+    if (hi >= d.max()) return true;
+    if (hi < d.min()) return false;
+    save(x);
+    d.restrict_max(hi);
+    changed(x, d.fixed() ? Event::Fixed : Event::Bounds);
+    return true;
+}
+
+bool Store::assign(VarId x, const Integer& v) {
+    Domain& d = vars_[x].dom;
+    if (!d.contains(v)) return false;
+    if (d.fixed()) return true;
+    save(x);
+    d = Domain::single(v);
+    changed(x, Event::Fixed);
+    return true;
+}
+
+bool Store::remove(VarId x, const Integer& v) {
+    Domain& d = vars_[x].dom;
+    if (!d.contains(v)) return true;
+    if (d.fixed()) return false;
+    const bool at_bound = v == d.min() || v == d.max();
+    save(x);
+    d.remove(v);
+    changed(x, d.fixed() ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
+    return true;
+}
+
+bool Store::replace(VarId x, Domain&& narrowed, const Domain& before) {
+    if (narrowed.empty()) return false;
+    const Event event = narrowed.fixed()                                                 ? Event::Fixed
+                        : narrowed.min() != before.min() || narrowed.max() != before.max() ? Event::Bounds
+                                                                                           : Event::Domain;
+    save(x);
+    vars_[x].dom = std::move(narrowed);
+    changed(x, event);
+    return true;
+}
+
+bool Store::remove_range(VarId x, const Integer& lo, const Integer& hi) {
+    const Domain& before = vars_[x].dom;
+    if (lo > hi || hi < before.min() || lo > before.max()) return true;
+    Domain d = before;
+    if (!d.remove_range(lo, hi)) return true;
+    return replace(x, std::move(d), before);
+}
+
+bool Store::intersect(VarId x, const Domain& other) {
+    const Domain& before = vars_[x].dom;
+    Domain d = before;
+    if (!d.intersect(other)) return true;
+    return replace(x, std::move(d), before);
+}
+
+bool Store::restrict_congruence(VarId x, const Integer& modulus, const Integer& residue) {
+    const Domain& before = vars_[x].dom;
+    if (modulus == 1 || before.fixed()) return modulus == 1 || floor_mod(before.value() - residue, modulus) == 0;
+    Domain d = before;
+    if (!d.restrict_congruence(modulus, residue)) return true;
+    return replace(x, std::move(d), before);
+}
+
+bool Store::propagate() {
+    bool ok = true;
+    while (queue_head_ < queue_.size()) {
+        const int p = queue_[queue_head_++];
+        queued_[p] = false;
+        if (!active_[p]) continue;
+        if ((++propagations_ & 511) == 0 && stop_check_ && stop_check_()) {
+            ok = false;
+            current_ = -1;
+            for (std::size_t i = queue_head_; i < queue_.size(); ++i) queued_[queue_[i]] = false;
+            queue_.clear();
+            queue_head_ = 0;
+            throw Interrupted{};
+        }
+        current_ = p;
+        const PropStatus status = props_[p]->propagate(*this);
+        current_ = -1;
+        if (status == PropStatus::Fail) {
+            ok = false;
+            break;
+        }
+        if (status == PropStatus::Subsumed) {
+            active_[p] = false;
+            if (!levels_.empty()) subsumed_.push_back(p);
+        }
+    }
+    if (!ok) {
+        for (std::size_t i = queue_head_; i < queue_.size(); ++i) queued_[queue_[i]] = false;
+    }
+    queue_.clear();
+    queue_head_ = 0;
+    return ok;
+}
+
+void Store::push_level() {
+    levels_.push_back({trail_.size(), subsumed_.size(), epoch_});
+    epoch_ = ++epoch_counter_;
+}
+
+void Store::pop_level() {
+    const Level level = levels_.back();
+    levels_.pop_back();
+    while (trail_.size() > level.trail_size) {
+        TrailEntry& entry = trail_.back();
+        VarState& v = vars_[entry.var];
+        v.dom = std::move(entry.old);
+        v.saved_epoch = entry.old_epoch;
+        trail_.pop_back();
+    }
+    while (subsumed_.size() > level.subsumed_size) {
+        active_[subsumed_.back()] = true;
+        subsumed_.pop_back();
+    }
+    epoch_ = level.epoch;
+}
+
+const Domain* Store::divisors(const Integer& n) {
+    const Integer key = n < 0 ? Integer(-n) : n;
+    auto it = divisor_cache_.find(key);
+    if (it == divisor_cache_.end()) {
+        std::unique_ptr<Domain> domain;
+        if (auto positive = positive_divisors(key, kMaxDivisors)) {
+            std::vector<Integer> values;
+            values.reserve(2 * positive->size());
+            for (const Integer& d : *positive) {
+                values.push_back(d);
+                values.push_back(-d);
+            }
+            domain = std::make_unique<Domain>(Domain::values(std::move(values)));
+        }
+        it = divisor_cache_.emplace(key, std::move(domain)).first;
+    }
+    return it->second.get();
+}
+
+}  // namespace constrint::engine

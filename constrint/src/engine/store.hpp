@@ -1,0 +1,103 @@
+// The propagation store: variable domains, the trail that restores them on backtracking, and the
+// queue that runs propagators to a fixpoint (the paper's Global ARC-Reduce, AC-3 style).
+#pragma once
+
+#include "constrint/domain.hpp"
+#include "engine/propagator.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace constrint::engine {
+
+// Thrown out of propagate() when the stop check (time limit, cancellation) says so.
+struct Interrupted {};
+
+class Store {
+  public:
+    VarId new_var(Domain domain);
+    int add_propagator(std::unique_ptr<Propagator> propagator);  // subscribes and schedules it
+    int num_vars() const { return static_cast<int>(vars_.size()); }
+    int num_propagators() const { return static_cast<int>(props_.size()); }
+    Propagator& propagator(int id) { return *props_[id]; }
+
+    const Domain& dom(VarId x) const { return vars_[x].dom; }
+    bool fixed(VarId x) const { return vars_[x].dom.fixed(); }
+    const Integer& min(VarId x) const { return vars_[x].dom.min(); }
+    const Integer& max(VarId x) const { return vars_[x].dom.max(); }
+    const Integer& value(VarId x) const { return vars_[x].dom.value(); }
+
+    // Narrowing; each returns false when the domain would become empty (the node fails; the
+    // domain is then left as it was).
+    bool set_min(VarId x, const Integer& lo);
+    bool set_max(VarId x, const Integer& hi);
+    bool set_bounds(VarId x, const Integer& lo, const Integer& hi) { return set_min(x, lo) && set_max(x, hi); }
+    bool assign(VarId x, const Integer& v);
+    bool remove(VarId x, const Integer& v);
+    bool remove_range(VarId x, const Integer& lo, const Integer& hi);
+    bool intersect(VarId x, const Domain& d);
+    bool restrict_congruence(VarId x, const Integer& modulus, const Integer& residue);
+
+    // Runs scheduled propagators until none is left (true) or a domain is empty (false).
+    bool propagate();
+    void schedule(int propagator);
+    // Called every few hundred propagations; returning true interrupts propagate().
+    void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
+
+    // Choice points: push_level() before a decision, pop_level() undoes everything since.
+    void push_level();
+    void pop_level();
+    std::size_t depth() const { return levels_.size(); }
+
+    // The positive and negative divisors of n != 0 as a domain, or nullptr when there are too many
+    // or n cannot be factored quickly. Cached.
+    const Domain* divisors(const Integer& n);
+
+    std::uint64_t propagations() const { return propagations_; }
+
+  private:
+    struct VarState {
+        Domain dom;
+        std::uint64_t saved_epoch = 0;
+        std::vector<int> wake[3];  // by Event: subscribers woken by that event or a stronger one
+    };
+    struct TrailEntry {
+        VarId var;
+        Domain old;
+        std::uint64_t old_epoch;
+    };
+    struct Level {
+        std::size_t trail_size;
+        std::size_t subsumed_size;
+        std::uint64_t epoch;
+    };
+
+    void save(VarId x);
+    void changed(VarId x, Event event);
+    bool replace(VarId x, Domain&& narrowed, const Domain& before);
+
+    std::vector<VarState> vars_;
+    std::vector<std::unique_ptr<Propagator>> props_;
+    std::vector<bool> idempotent_;
+    std::vector<bool> active_;
+    std::vector<bool> queued_;
+    std::vector<int> queue_;
+    std::size_t queue_head_ = 0;
+    int current_ = -1;
+
+    std::vector<TrailEntry> trail_;
+    std::vector<int> subsumed_;  // propagators deactivated, in order, to reactivate on backtrack
+    std::vector<Level> levels_;
+    std::uint64_t epoch_ = 0, epoch_counter_ = 0;
+
+    std::uint64_t propagations_ = 0;
+    std::function<bool()> stop_check_;
+    std::map<Integer, std::unique_ptr<Domain>> divisor_cache_;
+};
+
+}  // namespace constrint::engine

@@ -1,0 +1,94 @@
+// Propagators that define a term's auxiliary variable from its operands, in both directions.
+#pragma once
+
+#include "engine/store.hpp"
+
+namespace constrint::engine {
+
+// sum = a + b. Domain-consistent when an operand or the sum is fixed (the other domain is shifted),
+// bounds-consistent otherwise; congruences carry through (sum of residues).
+// Subtraction z = x - y is posted as x = z + y, negation z = -x as 0 = z + x.
+class Plus final : public Propagator {
+  public:
+    Plus(VarId sum, VarId a, VarId b) : sum_(sum), a_(a), b_(b) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "plus"; }
+
+  private:
+    VarId sum_, a_, b_;
+};
+
+// product = a * b. Exact scaling when a factor is fixed; interval products and quotients otherwise;
+// a fixed non-zero product restricts both factors to its divisors.
+class Times final : public Propagator {
+  public:
+    Times(VarId product, VarId a, VarId b) : product_(product), a_(a), b_(b) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "times"; }
+
+  private:
+    bool factor(Store& s, VarId x, VarId other);
+    VarId product_, a_, b_;
+};
+
+// result = base ^ exponent (exponent >= 2), with exact integer roots in the backward direction.
+class Power final : public Propagator {
+  public:
+    Power(VarId result, VarId base, unsigned exponent) : result_(result), base_(base), exponent_(exponent) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "power"; }
+
+  private:
+    VarId result_, base_;
+    unsigned exponent_;
+};
+
+// The remainder of floor division: divisor != 0, |remainder| < |divisor|, and the remainder has
+// the sign of the divisor (or is 0). Together with Times and Plus it defines x / y and x mod y:
+// x = y * q + r.
+class Remainder final : public Propagator {
+  public:
+    Remainder(VarId remainder, VarId divisor) : remainder_(remainder), divisor_(divisor) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "remainder"; }
+
+  private:
+    VarId remainder_, divisor_;
+};
+
+// result = |x|.
+class Absolute final : public Propagator {
+  public:
+    Absolute(VarId result, VarId x) : result_(result), x_(x) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "abs"; }
+
+  private:
+    VarId result_, x_;
+};
+
+// result = min(a, b), or max(a, b) when is_max.
+class MinMax final : public Propagator {
+  public:
+    MinMax(VarId result, VarId a, VarId b, bool is_max) : result_(result), a_(a), b_(b), is_max_(is_max) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return is_max_ ? "max" : "min"; }
+
+  private:
+    VarId result_, a_, b_;
+    bool is_max_;
+};
+
+}  // namespace constrint::engine

@@ -1,0 +1,42 @@
+#include "propagators/arithmetic.hpp"
+
+namespace constrint::engine {
+
+namespace {
+
+// Largest r with r^k <= n and smallest r with r^k >= n, for any sign of n and odd k.
+Integer signed_floor_root(const Integer& n, unsigned k) { return n >= 0 ? floor_root(n, k) : Integer(-ceil_root(-n, k)); }
+Integer signed_ceil_root(const Integer& n, unsigned k) { return n >= 0 ? ceil_root(n, k) : Integer(-floor_root(-n, k)); }
+
+}  // namespace
+
+PropStatus Power::propagate(Store& s) {
+    const unsigned k = exponent_;
+    if (s.fixed(base_)) return s.assign(result_, power(s.value(base_), k)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (k % 2 == 1) {  // monotone: bounds map to bounds, roots map back
+        if (!s.set_bounds(result_, power(s.min(base_), k), power(s.max(base_), k))) return PropStatus::Fail;
+        if (!s.set_bounds(base_, signed_ceil_root(s.min(result_), k), signed_floor_root(s.max(result_), k))) {
+            return PropStatus::Fail;
+        }
+        return PropStatus::Ok;
+    }
+    // Even exponent: result = |base|^k >= 0.
+    const Integer &lo = s.min(base_), &hi = s.max(base_);
+    const Integer abs_max = std::max(Integer(-lo), hi);
+    const Integer abs_min = lo > 0 ? lo : hi < 0 ? Integer(-hi) : Integer(0);
+    if (!s.set_bounds(result_, power(abs_min, k), power(abs_max, k))) return PropStatus::Fail;
+    const Integer root_hi = floor_root(s.max(result_), k);
+    const Integer root_lo = ceil_root(s.min(result_), k);
+    if (!s.set_bounds(base_, -root_hi, root_hi)) return PropStatus::Fail;
+    if (root_lo > 0 && !s.remove_range(base_, -root_lo + 1, root_lo - 1)) return PropStatus::Fail;
+    return PropStatus::Ok;
+}
+
+Entailment Power::entailment(const Store& s) const {
+    if (!s.fixed(result_) || !s.fixed(base_)) return Entailment::Unknown;
+    return s.value(result_) == power(s.value(base_), exponent_) ? Entailment::True : Entailment::False;
+}
+
+std::vector<Subscription> Power::subscriptions() const { return {{result_, Event::Bounds}, {base_, Event::Bounds}}; }
+
+}  // namespace constrint::engine

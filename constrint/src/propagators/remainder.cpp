@@ -1,0 +1,29 @@
+#include "propagators/arithmetic.hpp"
+
+namespace constrint::engine {
+
+PropStatus Remainder::propagate(Store& s) {
+    if (!s.remove(divisor_, 0)) return PropStatus::Fail;
+    // A positive remainder needs a divisor above it, a negative one a divisor below it.
+    if (s.min(remainder_) > 0 && !s.set_min(divisor_, s.min(remainder_) + 1)) return PropStatus::Fail;
+    if (s.max(remainder_) < 0 && !s.set_max(divisor_, s.max(remainder_) - 1)) return PropStatus::Fail;
+    const Integer lo = s.min(divisor_) > 0 ? Integer(0) : Integer(s.min(divisor_) + 1);
+    const Integer hi = s.max(divisor_) < 0 ? Integer(0) : Integer(s.max(divisor_) - 1);
+    if (!s.set_bounds(remainder_, lo, hi)) return PropStatus::Fail;
+    if (s.min(divisor_) > 0 && !s.set_min(divisor_, s.min(remainder_) + 1)) return PropStatus::Fail;
+    if (s.max(divisor_) < 0 && !s.set_max(divisor_, s.max(remainder_) - 1)) return PropStatus::Fail;
+    return PropStatus::Ok;
+}
+
+Entailment Remainder::entailment(const Store& s) const {
+    if (!s.fixed(remainder_) || !s.fixed(divisor_)) return Entailment::Unknown;
+    const Integer &r = s.value(remainder_), &d = s.value(divisor_);
+    const bool holds = d > 0 ? (r >= 0 && r < d) : d < 0 ? (r <= 0 && r > d) : false;
+    return holds ? Entailment::True : Entailment::False;
+}
+
+std::vector<Subscription> Remainder::subscriptions() const {
+    return {{remainder_, Event::Bounds}, {divisor_, Event::Domain}};
+}
+
+}  // namespace constrint::engine

@@ -1,0 +1,85 @@
+#include "constrint/solver.hpp"
+
+#include "constrint/error.hpp"
+#include "engine/search.hpp"
+
+namespace constrint {
+
+const char* to_string(VarOrder order) {
+    switch (order) {
+    case VarOrder::Declaration: return "declaration";
+    case VarOrder::SmallestDomain: return "smallest";
+    case VarOrder::MostConstrained: return "most-constrained";
+    }
+    return "?";
+}
+
+const char* to_string(Status status) {
+    switch (status) {
+    case Status::Satisfiable: return "SATISFIABLE";
+    case Status::Optimal: return "OPTIMAL";
+    case Status::AllSolutions: return "ALL_SOLUTIONS";
+    case Status::Unsatisfiable: return "UNSATISFIABLE";
+    case Status::Unknown: return "UNKNOWN";
+    }
+    return "?";
+}
+
+const Integer& Solution::operator[](const Var& x) const {
+    model_->check_owned(x);
+    return values_.at(x.index());
+}
+
+const Integer& Solution::operator[](std::string_view name) const { return values_.at(model_->at(name).index()); }
+
+Integer Solution::evaluate(const Expr& term) const {
+    model_->check_owned(term);
+    return constrint::evaluate(term, values_);
+}
+
+Solver::Solver(const Model& model, SolveOptions options) : search_(std::make_unique<Search>(model, options)) {}
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+std::optional<Solution> Solver::next() { return search_->next(); }
+Status Solver::status() const { return search_->status(); }
+const Stats& Solver::stats() const { return search_->stats(); }
+const std::string& Solver::stop_reason() const { return search_->stop_reason(); }
+
+namespace {
+
+Result collect(Solver& solver, std::optional<std::uint64_t> limit) {
+    Result result;
+    while (!limit || result.solutions.size() < *limit) {
+        auto solution = solver.next();
+        if (!solution) break;
+        result.solutions.push_back(std::move(*solution));
+    }
+    result.status = solver.status();
+    // Stopped by the solution limit (the search itself did not finish).
+    if (limit && result.solutions.size() >= *limit && result.status == Status::Unknown) {
+        result.status = Status::Satisfiable;
+    }
+    result.stats = solver.stats();
+    result.stop_reason = solver.stop_reason();
+    return result;
+}
+
+}  // namespace
+
+Result solve(const Model& model, SolveOptions options) {
+    Solver solver(model, options);
+    const bool optimise = !model.objectives().empty();
+    return collect(solver, optimise ? std::nullopt : std::optional<std::uint64_t>(1));
+}
+
+Result solve_all(const Model& model, std::optional<std::uint64_t> limit, SolveOptions options) {
+    if (!model.objectives().empty()) {
+        throw ModelError("solve_all enumerates solutions of models without objectives; use solve()");
+    }
+    Solver solver(model, options);
+    return collect(solver, limit);
+}
+
+}  // namespace constrint

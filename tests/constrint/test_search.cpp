@@ -1,0 +1,118 @@
+// Search on classic problems with known answers.
+#include <constrint/constrint.hpp>
+#include <doctest/doctest.h>
+
+#include <set>
+
+using namespace constrint;
+
+namespace {
+
+Model queens(int n) {
+    Model m;
+    std::vector<Var> q;
+    for (int i = 0; i < n; ++i) q.push_back(m.var("q" + std::to_string(i), 1, n));
+    for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) {
+            m.add(q[i] != q[j]);
+            m.add(q[i] + i != q[j] + j);
+            m.add(q[i] - i != q[j] - j);
+        }
+    }
+    return m;
+}
+
+bool is_queens_solution(const std::vector<Integer>& q) {
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        for (std::size_t j = i + 1; j < q.size(); ++j) {
+            const Integer d = q[i] > q[j] ? Integer(q[i] - q[j]) : Integer(q[j] - q[i]);
+            if (d == 0 || d == j - i) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("n-queens: 92 solutions for 8, 724 for 10, each a real placement, none twice") {
+    for (auto [n, count] : {std::pair{8, 92}, std::pair{10, 724}}) {
+        const Result r = solve_all(queens(n));
+        CHECK(r.status == Status::AllSolutions);
+        CHECK(r.solutions.size() == static_cast<std::size_t>(count));
+        std::set<std::vector<Integer>> distinct;
+        for (const Solution& s : r.solutions) {
+            CHECK(is_queens_solution(s.values()));
+            distinct.insert(s.values());
+        }
+        CHECK(distinct.size() == r.solutions.size());
+    }
+}
+
+TEST_CASE("SEND + MORE = MONEY has the unique solution 9567 + 1085 = 10652") {
+    Model m;
+    auto v = [&](const char* name, int lo) { return m.var(name, lo, 9); };
+    Var S = v("S", 1), E = v("E", 0), N = v("N", 0), D = v("D", 0), M = v("M", 1), O = v("O", 0), R = v("R", 0),
+        Y = v("Y", 0);
+    const std::vector<Var> letters{S, E, N, D, M, O, R, Y};
+    for (std::size_t i = 0; i < letters.size(); ++i) {
+        for (std::size_t j = i + 1; j < letters.size(); ++j) m.add(letters[i] != letters[j]);
+    }
+    m.add(1000 * S + 100 * E + 10 * N + D + 1000 * M + 100 * O + 10 * R + E ==
+          10000 * M + 1000 * O + 100 * N + 10 * E + Y);
+    const Result r = solve_all(m);
+    REQUIRE(r.solutions.size() == 1);
+    CHECK(r.status == Status::AllSolutions);
+    const Solution& s = r.solutions[0];
+    CHECK(s[S] == 9);
+    CHECK(s[E] == 5);
+    CHECK(s[N] == 6);
+    CHECK(s[D] == 7);
+    CHECK(s[M] == 1);
+    CHECK(s[O] == 0);
+    CHECK(s[R] == 8);
+    CHECK(s[Y] == 2);
+}
+
+TEST_CASE("pigeonhole: 7 pigeons in 6 holes is unsatisfiable") {
+    Model m;
+    std::vector<Var> p;
+    for (int i = 0; i < 7; ++i) p.push_back(m.var("p" + std::to_string(i), 1, 6));
+    for (int i = 0; i < 7; ++i) {
+        for (int j = i + 1; j < 7; ++j) m.add(p[i] != p[j]);
+    }
+    const Result r = solve(m);
+    CHECK(r.status == Status::Unsatisfiable);
+    CHECK(r.solutions.empty());
+    CHECK(r.stats.failures > 0);
+}
+
+TEST_CASE("optimisation: the largest x * y with x + 2y <= 40 is 200 (x = 20, y = 10), proven") {
+    Model m;
+    Var x = m.var("x", 0, 100), y = m.var("y", 0, 100);
+    m.add(x + 2 * y <= 40);
+    m.maximize(x * y);
+    const Result r = solve(m);
+    CHECK(r.status == Status::Optimal);
+    REQUIRE(!r.solutions.empty());
+    const Solution& best = r.solutions.back();
+    CHECK(best.evaluate(x * y) == 200);
+    CHECK(best[x] == 20);
+    CHECK(best[y] == 10);
+    for (std::size_t i = 1; i < r.solutions.size(); ++i) {
+        CHECK(r.solutions[i].evaluate(x * y) > r.solutions[i - 1].evaluate(x * y));
+    }
+}
+
+TEST_CASE("big integers: x * y * z == 2^80 * 3^7 with x, y, z in [1, 2^70]") {
+    Model m;
+    const Integer big = power(2, 70), target = power(2, 80) * power(3, 7);
+    Var x = m.var("x", 1, big), y = m.var("y", 1, big), z = m.var("z", 1, big);
+    m.add(x * y * z == target);
+    m.prefer(x, Prefer::Max);
+    const Result r = solve(m);
+    REQUIRE(r.status == Status::Satisfiable);
+    const Solution& s = r.solutions[0];
+    CHECK(s[x] * s[y] * s[z] == target);
+    CHECK(s[x] == power(2, 70));  // the largest divisor of the target that is <= 2^70
+    CHECK(r.stats.nodes < 1000);
+}
