@@ -42,7 +42,11 @@ Domain Domain::values(std::vector<Integer> values) {
 
 Integer Domain::size() const {
     Integer total = 0;
-    for (const auto& iv : intervals_) total += (iv.hi - iv.lo) / modulus_ + 1;
+    if (modulus_ == 1) {
+        for (const auto& iv : intervals_) total += iv.hi - iv.lo + 1;
+    } else {
+        for (const auto& iv : intervals_) total += (iv.hi - iv.lo) / modulus_ + 1;
+    }
     return total;
 }
 

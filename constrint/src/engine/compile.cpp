@@ -36,6 +36,7 @@ class Compiler {
     Compiler(const Model& model, Compiled& out) : model_(model), out_(out), s_(out.store) {}
 
     VarId var_of(const Expr& term);
+    View view_of(const Expr& term);
     std::unique_ptr<Propagator> relation(const Constraint& c);
     void post(const Constraint& c);
 
@@ -74,7 +75,7 @@ VarId Compiler::division(const TermNode&, VarId x, VarId y, bool want_quotient) 
     const Bounds a = bounds(x);
     const Integer& y_lo = s_.min(y);
     const Integer& y_hi = s_.max(y);
-    std::optional<Bounds> q;
+    std::optional<Bounds> q;  // the quotient's bounds over the non-zero parts of y
     if (y_lo < 0) q = join(q, quotient_hull(a, y_lo, std::min(y_hi, Integer(-1))));
     if (y_hi > 0) q = join(q, quotient_hull(a, std::max(y_lo, Integer(1)), y_hi));
     const VarId quotient = aux(q->lo, q->hi);
@@ -164,6 +165,48 @@ VarId Compiler::var_of(const Expr& term) {
     return z;
 }
 
+// scale * x + offset when the term is affine in one variable (or constant), so relations need no
+// auxiliary variable for it; otherwise the term's variable.
+std::optional<View> affine(const Expr& term) {
+    const TermNode& n = term.node();
+    switch (n.kind) {
+    case TermKind::Constant: return View{-1, 0, n.constant};
+    case TermKind::Variable: return View{n.variable, 1, 0};
+    case TermKind::Neg: {
+        auto a = affine(Expr(n.a));
+        if (a) a->scale = -a->scale, a->offset = -a->offset;
+        return a;
+    }
+    case TermKind::Add:
+    case TermKind::Sub:
+    case TermKind::Mul: break;
+    default: return std::nullopt;
+    }
+    auto a = affine(Expr(n.a)), b = affine(Expr(n.b));
+    if (!a || !b || (!a->constant() && !b->constant())) return std::nullopt;
+    if (n.kind == TermKind::Mul) {
+        View& v = a->constant() ? *b : *a;
+        const Integer c = a->constant() ? a->offset : b->offset;
+        if (c == 0) return View{-1, 0, 0};
+        v.scale *= c;
+        v.offset *= c;
+        return v;
+    }
+    if (n.kind == TermKind::Sub) b->scale = -b->scale, b->offset = -b->offset;
+    View& v = a->constant() ? *b : *a;
+    v.offset += a->constant() ? a->offset : b->offset;
+    return v;
+}
+
+View Compiler::view_of(const Expr& term) {
+    model_.check_owned(term);
+    if (auto v = affine(term)) {
+        if (v->constant()) v->scale = 0;
+        return *v;
+    }
+    return View{var_of(term), 1, 0};
+}
+
 std::unique_ptr<Propagator> Compiler::relation(const Constraint& c) {
     const ConstraintNode& n = c.node();
     if (n.relation == Relation::Or || n.relation == Relation::And) {
@@ -172,16 +215,19 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c) {
         if (n.relation == Relation::Or) return std::make_unique<Or>(std::move(parts));
         return std::make_unique<And>(std::move(parts));
     }
+    switch (n.relation) {
+    case Relation::Eq: return std::make_unique<Equal>(view_of(*n.lhs), view_of(*n.rhs));
+    case Relation::Ne: return std::make_unique<NotEqual>(view_of(*n.lhs), view_of(*n.rhs));
+    case Relation::Le: return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 0);
+    case Relation::Lt: return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 1);
+    case Relation::Ge: return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 0);
+    case Relation::Gt: return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 1);
+    default: break;
+    }
     const VarId x = var_of(*n.lhs);
     if (n.relation == Relation::In) return std::make_unique<Member>(x, n.set);
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
-    case Relation::Eq: return std::make_unique<Equal>(x, y);
-    case Relation::Ne: return std::make_unique<NotEqual>(x, y);
-    case Relation::Le: return std::make_unique<LessEqual>(x, y, 0);
-    case Relation::Lt: return std::make_unique<LessEqual>(x, y, 1);
-    case Relation::Ge: return std::make_unique<LessEqual>(y, x, 0);
-    case Relation::Gt: return std::make_unique<LessEqual>(y, x, 1);
     case Relation::Divides:
         check_divisor(x, "divisibility");
         return std::make_unique<Divides>(x, y);

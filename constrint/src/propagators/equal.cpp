@@ -3,15 +3,22 @@
 namespace constrint::engine {
 
 PropStatus Equal::propagate(Store& s) {
-    if (!s.intersect(x_, s.dom(y_)) || !s.intersect(y_, s.dom(x_))) return PropStatus::Fail;
-    return s.fixed(x_) ? PropStatus::Subsumed : PropStatus::Ok;
+    if (x_.fixed(s) && y_.fixed(s)) return x_.value(s) == y_.value(s) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (x_.identity() && y_.identity()) {
+        if (!s.intersect(x_.var, s.dom(y_.var)) || !s.intersect(y_.var, s.dom(x_.var))) return PropStatus::Fail;
+    } else if (!x_.intersect(s, y_.domain(s)) || !y_.intersect(s, x_.domain(s))) {
+        return PropStatus::Fail;
+    }
+    return x_.fixed(s) && y_.fixed(s) ? PropStatus::Subsumed : PropStatus::Ok;
 }
 
 Entailment Equal::entailment(const Store& s) const {
-    if (s.fixed(x_) && s.fixed(y_)) return s.value(x_) == s.value(y_) ? Entailment::True : Entailment::False;
-    if (s.max(x_) < s.min(y_) || s.max(y_) < s.min(x_)) return Entailment::False;
-    Domain common = s.dom(x_);
-    common.intersect(s.dom(y_));
+    if (x_.fixed(s) && y_.fixed(s)) return x_.value(s) == y_.value(s) ? Entailment::True : Entailment::False;
+    if (x_.max(s) < y_.min(s) || y_.max(s) < x_.min(s)) return Entailment::False;
+    if (x_.fixed(s)) return y_.contains(s, x_.value(s)) ? Entailment::Unknown : Entailment::False;
+    if (y_.fixed(s)) return x_.contains(s, y_.value(s)) ? Entailment::Unknown : Entailment::False;
+    Domain common = x_.domain(s);
+    common.intersect(y_.domain(s));
     return common.empty() ? Entailment::False : Entailment::Unknown;
 }
 

@@ -3,13 +3,13 @@
 namespace constrint::engine {
 
 PropStatus LessEqual::propagate(Store& s) {
-    if (!s.set_max(x_, s.max(y_) - offset_) || !s.set_min(y_, s.min(x_) + offset_)) return PropStatus::Fail;
-    return s.max(x_) + offset_ <= s.min(y_) ? PropStatus::Subsumed : PropStatus::Ok;
+    if (!x_.set_max(s, y_.max(s) - offset_) || !y_.set_min(s, x_.min(s) + offset_)) return PropStatus::Fail;
+    return x_.max(s) + offset_ <= y_.min(s) ? PropStatus::Subsumed : PropStatus::Ok;
 }
 
 Entailment LessEqual::entailment(const Store& s) const {
-    if (s.max(x_) + offset_ <= s.min(y_)) return Entailment::True;
-    if (s.min(x_) + offset_ > s.max(y_)) return Entailment::False;
+    if (x_.max(s) + offset_ <= y_.min(s)) return Entailment::True;
+    if (x_.min(s) + offset_ > y_.max(s)) return Entailment::False;
     return Entailment::Unknown;
 }
 

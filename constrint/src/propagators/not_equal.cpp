@@ -3,16 +3,16 @@
 namespace constrint::engine {
 
 PropStatus NotEqual::propagate(Store& s) {
-    if (s.fixed(x_)) return s.remove(y_, s.value(x_)) ? PropStatus::Subsumed : PropStatus::Fail;
-    if (s.fixed(y_)) return s.remove(x_, s.value(y_)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (x_.fixed(s)) return y_.remove(s, x_.value(s)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (y_.fixed(s)) return x_.remove(s, y_.value(s)) ? PropStatus::Subsumed : PropStatus::Fail;
     return PropStatus::Ok;
 }
 
 Entailment NotEqual::entailment(const Store& s) const {
-    if (s.fixed(x_) && s.fixed(y_)) return s.value(x_) != s.value(y_) ? Entailment::True : Entailment::False;
-    if (s.max(x_) < s.min(y_) || s.max(y_) < s.min(x_)) return Entailment::True;
-    if (s.fixed(x_) && !s.dom(y_).contains(s.value(x_))) return Entailment::True;
-    if (s.fixed(y_) && !s.dom(x_).contains(s.value(y_))) return Entailment::True;
+    if (x_.fixed(s) && y_.fixed(s)) return x_.value(s) != y_.value(s) ? Entailment::True : Entailment::False;
+    if (x_.max(s) < y_.min(s) || y_.max(s) < x_.min(s)) return Entailment::True;
+    if (x_.fixed(s) && !y_.contains(s, x_.value(s))) return Entailment::True;
+    if (y_.fixed(s) && !x_.contains(s, y_.value(s))) return Entailment::True;
     return Entailment::Unknown;
 }
 

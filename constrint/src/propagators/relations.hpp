@@ -2,49 +2,59 @@
 #pragma once
 
 #include "engine/store.hpp"
+#include "engine/view.hpp"
 
 namespace constrint::engine {
+
+// The subscriptions of the views that are variables.
+inline std::vector<Subscription> subscribe(std::initializer_list<const View*> views, Event event) {
+    std::vector<Subscription> subs;
+    for (const View* v : views) {
+        if (!v->constant()) subs.push_back({v->var, event});
+    }
+    return subs;
+}
 
 // x == y: both domains become their intersection (domain-consistent, idempotent).
 class Equal final : public Propagator {
   public:
-    Equal(VarId x, VarId y) : x_(x), y_(y) {}
+    Equal(View x, View y) : x_(std::move(x)), y_(std::move(y)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override { return {{x_, Event::Domain}, {y_, Event::Domain}}; }
-    bool idempotent() const override { return true; }
+    std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Domain); }
+    bool idempotent() const override { return x_.var != y_.var; }
     const char* name() const override { return "equal"; }
 
   private:
-    VarId x_, y_;
+    View x_, y_;
 };
 
 // x != y: once one side is fixed its value leaves the other.
 class NotEqual final : public Propagator {
   public:
-    NotEqual(VarId x, VarId y) : x_(x), y_(y) {}
+    NotEqual(View x, View y) : x_(std::move(x)), y_(std::move(y)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override { return {{x_, Event::Fixed}, {y_, Event::Fixed}}; }
+    std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Fixed); }
     bool idempotent() const override { return true; }
     const char* name() const override { return "not_equal"; }
 
   private:
-    VarId x_, y_;
+    View x_, y_;
 };
 
-// x + offset <= y (x < y is offset 1), bounds-consistent.
+// x + offset <= y (x < y is offset 1), bounds-consistent. Not idempotent: with scaled views one
+// pass may leave rounding slack.
 class LessEqual final : public Propagator {
   public:
-    LessEqual(VarId x, VarId y, Integer offset) : x_(x), y_(y), offset_(std::move(offset)) {}
+    LessEqual(View x, View y, Integer offset) : x_(std::move(x)), y_(std::move(y)), offset_(std::move(offset)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override { return {{x_, Event::Bounds}, {y_, Event::Bounds}}; }
-    bool idempotent() const override { return true; }
+    std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Bounds); }
     const char* name() const override { return "less_equal"; }
 
   private:
-    VarId x_, y_;
+    View x_, y_;
     Integer offset_;
 };
 

@@ -1,0 +1,64 @@
+// Views: a relation's side read as scale * x + offset of one variable (or a constant), so that
+// `q[i] + i != q[j] + j` needs no auxiliary variables (Gecode's offset and scale views).
+#pragma once
+
+#include "engine/store.hpp"
+
+namespace constrint::engine {
+
+struct View {
+    VarId var = -1;     // -1: the constant `offset`
+    Integer scale = 1;  // never 0 for a variable
+    Integer offset = 0;
+
+    bool constant() const { return var < 0; }
+    bool identity() const { return scale == 1 && offset == 0; }
+    bool fixed(const Store& s) const { return constant() || s.fixed(var); }
+    Integer value(const Store& s) const { return constant() ? offset : map(s.value(var)); }
+    Integer min(const Store& s) const {
+        if (constant()) return offset;
+        return map(scale > 0 ? s.min(var) : s.max(var));
+    }
+    Integer max(const Store& s) const {
+        if (constant()) return offset;
+        return map(scale > 0 ? s.max(var) : s.min(var));
+    }
+    bool contains(const Store& s, const Integer& v) const {
+        if (constant()) return v == offset;
+        if (identity()) return s.dom(var).contains(v);
+        const Integer shifted = v - offset;
+        return shifted % scale == 0 && s.dom(var).contains(shifted / scale);
+    }
+    Domain domain(const Store& s) const {
+        if (constant()) return Domain::single(offset);
+        return identity() ? s.dom(var) : s.dom(var).scaled(scale).shifted(offset);
+    }
+
+    // Narrowing; false when the view would have no value left.
+    bool set_min(Store& s, const Integer& v) const {
+        if (constant()) return offset >= v;
+        if (identity()) return s.set_min(var, v);
+        return scale > 0 ? s.set_min(var, ceil_div(v - offset, scale)) : s.set_max(var, floor_div(v - offset, scale));
+    }
+    bool set_max(Store& s, const Integer& v) const {
+        if (constant()) return offset <= v;
+        if (identity()) return s.set_max(var, v);
+        return scale > 0 ? s.set_max(var, floor_div(v - offset, scale)) : s.set_min(var, ceil_div(v - offset, scale));
+    }
+    bool remove(Store& s, const Integer& v) const {
+        if (constant()) return offset != v;
+        if (identity()) return s.remove(var, v);
+        const Integer shifted = v - offset;
+        return shifted % scale != 0 || s.remove(var, shifted / scale);
+    }
+    bool intersect(Store& s, const Domain& d) const {
+        if (constant()) return d.contains(offset);
+        if (identity()) return s.intersect(var, d);
+        return s.intersect(var, d.shifted(-offset).divided_exactly(scale));
+    }
+
+  private:
+    Integer map(const Integer& x) const { return identity() ? x : Integer(scale * x + offset); }
+};
+
+}  // namespace constrint::engine
