@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh >/dev/null
-for model in examples/models/*.cint; do
+for model in examples/models/*.cint examples/models/flashrnn/*.cint; do
   echo "== $model"
   status=0
   ./build/constrint/constrint solve "$model" --stats || status=$?
