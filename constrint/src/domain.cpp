@@ -161,12 +161,13 @@ bool Domain::restrict_congruence(const Integer& modulus, const Integer& residue)
     }
     const Integer combined = modulus_ / g * m2;
     if (combined == modulus_) return false;  // the new congruence is implied
+    const Integer before = size();
     const Integer step = m2 / g;
     const Integer k = floor_mod((r2 - residue_) / g * mod_inverse(modulus_ / g, step), step);
     residue_ = floor_mod(residue_ + modulus_ * k, combined);
     modulus_ = combined;
     normalize();
-    return true;
+    return intervals_.empty() || size() != before;  // a finer congruence may remove no value
 }
 
 bool Domain::intersect(const Domain& other) {

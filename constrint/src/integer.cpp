@@ -138,6 +138,7 @@ std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::siz
         count *= exponent + 1;
         if (count > max_count) return std::nullopt;
     }
+    if (count > max_count) return std::nullopt;
     std::vector<Integer> divisors{1};
     divisors.reserve(count);
     for (const auto& [prime, exponent] : factors) {

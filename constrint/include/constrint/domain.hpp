@@ -17,7 +17,7 @@ struct Interval {
 
 // A domain is {v : v in one of the intervals and v = residue (mod modulus)}.
 // The congruence makes divisibility exact on huge ranges: `x % 16 == 0` on [1, 2^40] is the
-// interval [16, 2^40 - 16] under 0 mod 16, no value enumerated.
+// interval [16, 2^40] under 0 mod 16, no value enumerated.
 // Canonical form (so that equal sets compare equal): every interval's bounds satisfy the
 // congruence, intervals are sorted, and consecutive intervals are separated by at least one
 // missing congruent value. A fixed domain has modulus 1.

@@ -37,7 +37,8 @@ class Compiler {
 
     VarId var_of(const Expr& term);
     View view_of(const Expr& term);
-    std::unique_ptr<Propagator> relation(const Constraint& c);
+    // top_level: not inside a disjunction, where a part may be false without failing the model.
+    std::unique_ptr<Propagator> relation(const Constraint& c, bool top_level);
     void post(const Constraint& c);
 
   private:
@@ -207,11 +208,11 @@ View Compiler::view_of(const Expr& term) {
     return View{var_of(term), 1, 0};
 }
 
-std::unique_ptr<Propagator> Compiler::relation(const Constraint& c) {
+std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_level) {
     const ConstraintNode& n = c.node();
     if (n.relation == Relation::Or || n.relation == Relation::And) {
         std::vector<std::unique_ptr<Propagator>> parts;
-        for (const Constraint& part : n.parts) parts.push_back(relation(part));
+        for (const Constraint& part : n.parts) parts.push_back(relation(part, false));
         if (n.relation == Relation::Or) return std::make_unique<Or>(std::move(parts));
         return std::make_unique<And>(std::move(parts));
     }
@@ -229,7 +230,7 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c) {
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
     case Relation::Divides:
-        check_divisor(x, "divisibility");
+        if (top_level) check_divisor(x, "divisibility");
         return std::make_unique<Divides>(x, y);
     default: throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
     }
@@ -240,7 +241,7 @@ void Compiler::post(const Constraint& c) {
         for (const Constraint& part : c.node().parts) post(part);
         return;
     }
-    s_.add_propagator(relation(c));
+    s_.add_propagator(relation(c, true));
 }
 
 void collect_variables(const Expr& term, std::set<int>& into) {

@@ -26,6 +26,11 @@ enum class PropStatus : std::uint8_t {
 
 enum class Entailment : std::uint8_t { False, True, Unknown };
 
+// The status that matches an entailment: proven true is subsumed, proven false fails.
+inline PropStatus settle(Entailment e) {
+    return e == Entailment::True ? PropStatus::Subsumed : e == Entailment::False ? PropStatus::Fail : PropStatus::Ok;
+}
+
 struct Subscription {
     VarId var;
     Event event;

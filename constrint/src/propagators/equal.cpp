@@ -9,7 +9,7 @@ PropStatus Equal::propagate(Store& s) {
     } else if (!x_.intersect(s, y_.domain(s)) || !y_.intersect(s, x_.domain(s))) {
         return PropStatus::Fail;
     }
-    return x_.fixed(s) && y_.fixed(s) ? PropStatus::Subsumed : PropStatus::Ok;
+    return settle(entailment(s));  // both sides may view one variable (x + 1 == x)
 }
 
 Entailment Equal::entailment(const Store& s) const {

@@ -17,7 +17,7 @@ PropStatus Plus::propagate(Store& s) {
         const Integer offset = s.value(s.fixed(a_) ? a_ : b_);
         if (!s.intersect(sum_, s.dom(free).shifted(offset))) return PropStatus::Fail;
         if (!s.intersect(free, s.dom(sum_).shifted(-offset))) return PropStatus::Fail;
-        return s.fixed(free) ? PropStatus::Subsumed : PropStatus::Ok;
+        return settle(entailment(s));  // free may be the sum itself (x - x)
     }
     if (s.fixed(sum_)) {  // a = sum - b
         const Integer& total = s.value(sum_);

@@ -75,7 +75,7 @@ PropStatus Times::propagate(Store& s) {
             if (!s.intersect(product_, s.dom(free).scaled(c))) return PropStatus::Fail;
             if (c == 0) return PropStatus::Subsumed;
             if (!s.intersect(free, s.dom(product_).divided_exactly(c))) return PropStatus::Fail;
-            return s.fixed(free) ? PropStatus::Subsumed : PropStatus::Ok;
+            return settle(entailment(s));  // free may be the product itself
         }
         // product in the hull of the corner products.
         const std::array<Integer, 4> corners{s.min(a_) * s.min(b_), s.min(a_) * s.max(b_), s.max(a_) * s.min(b_),

@@ -1,0 +1,37 @@
+// DeviceLimits from the CUDA runtime; compiled only when the CUDA toolkit is found.
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "flashrnn/device_limits.hpp"
+
+namespace flashrnn {
+
+DeviceLimits device_limits_of(int device_index) {
+    cudaDeviceProp prop{};
+    if (const cudaError_t status = cudaGetDeviceProperties(&prop, device_index); status != cudaSuccess)
+        throw std::runtime_error("flashrnn: cannot read the properties of CUDA device " +
+                                 std::to_string(device_index) + ": " + cudaGetErrorString(status));
+    DeviceLimits limits;
+    limits.name = prop.name;
+    limits.compute_capability_major = prop.major;
+    limits.compute_capability_minor = prop.minor;
+    limits.sm_count = prop.multiProcessorCount;
+    limits.warp_size = prop.warpSize;
+    limits.max_threads_per_block = prop.maxThreadsPerBlock;
+    limits.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    limits.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+    limits.registers_per_sm = prop.regsPerMultiprocessor;
+    limits.max_registers_per_block = prop.regsPerBlock;
+    limits.max_registers_per_thread = 255;          // not a device property; fixed since sm_35
+    limits.register_allocation_unit_per_warp = 256; // cuda_occupancy.h, every architecture since sm_50
+    limits.shared_memory_per_block = static_cast<std::int64_t>(prop.sharedMemPerBlock);
+    limits.shared_memory_per_block_optin = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin);
+    limits.shared_memory_per_sm = static_cast<std::int64_t>(prop.sharedMemPerMultiprocessor);
+    limits.reserved_shared_memory_per_block = static_cast<std::int64_t>(prop.reservedSharedMemPerBlock);
+    limits.l2_cache_bytes = prop.l2CacheSize;
+    return limits;
+}
+
+} // namespace flashrnn

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `constrint` command (docs/cli.md): output, JSON, exit statuses.
+
+usage: cli_tests.py PROGRAM SOURCE_DIR CASE     run one case (ctest registers each one)
+       cli_tests.py PROGRAM SOURCE_DIR --list   print the case names
+
+Only the standard library is used.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PROGRAM = ""
+SOURCE_DIR = ""
+CASES = {}
+
+
+def case(function):
+    CASES[function.__name__] = function
+    return function
+
+
+def model(name):
+    return os.path.join(SOURCE_DIR, "tests", "cli", "models", name)
+
+
+def run(*args, stdin=None, timeout=60):
+    result = subprocess.run([PROGRAM, *args], input=stdin, capture_output=True, text=True, timeout=timeout)
+    return result.returncode, result.stdout, result.stderr
+
+
+def expect(condition, message, *details):
+    if not condition:
+        raise AssertionError(message + "".join("\n--- " + str(d) for d in details))
+
+
+def expect_run(args, code, stdout=None, stderr=None, contains=(), stderr_contains=(), stdin=None):
+    rc, out, err = run(*args, stdin=stdin)
+    shown = ("args: " + " ".join(args), "exit: %d" % rc, "stdout:\n" + out, "stderr:\n" + err)
+    expect(rc == code, "expected exit status %d" % code, *shown)
+    if stdout is not None:
+        expect(out == stdout, "unexpected stdout; expected:\n" + stdout, *shown)
+    if stderr is not None:
+        expect(err == stderr, "unexpected stderr; expected:\n" + stderr, *shown)
+    for text in contains:
+        expect(text in out, "stdout lacks " + repr(text), *shown)
+    for text in stderr_contains:
+        expect(text in err, "stderr lacks " + repr(text), *shown)
+    return out, err
+
+
+def expect_json(args, code):
+    rc, out, err = run(*args)
+    shown = ("args: " + " ".join(args), "exit: %d" % rc, "stdout:\n" + out, "stderr:\n" + err)
+    expect(rc == code, "expected exit status %d" % code, *shown)
+    try:
+        document = json.loads(out)
+    except ValueError as e:
+        raise AssertionError("stdout is not JSON: %s\n%s" % (e, out))
+    expect(set(document) >= {"status", "solutions", "stats"}, "missing keys", out)
+    expect(set(document["stats"]) >= {"nodes", "failures", "propagations", "solutions", "seconds"},
+           "missing statistics", out)
+    return document
+
+
+# ---- text output ---------------------------------------------------------------------------------
+
+@case
+def first_solution():
+    expect_run(["solve", model("two_solutions.cint")], 0, stdout="x = 5\ny = 7\n----------\n", stderr="")
+
+
+@case
+def all_solutions():
+    expect_run(["solve", model("three_solutions.cint"), "--all"], 0,
+               stdout="x = 1\ny = 2\n----------\nx = 1\ny = 3\n----------\nx = 2\ny = 3\n----------\n==========\n")
+    # Options may come before the file.
+    expect_run(["solve", "--all", model("two_solutions.cint")], 0,
+               stdout="x = 5\ny = 7\n----------\nx = 7\ny = 5\n----------\n==========\n")
+
+
+@case
+def limit():
+    expect_run(["solve", model("three_solutions.cint"), "--limit", "2"], 0,
+               stdout="x = 1\ny = 2\n----------\nx = 1\ny = 3\n----------\n")
+    expect_run(["solve", model("three_solutions.cint"), "--limit=1"], 0, stdout="x = 1\ny = 2\n----------\n")
+    out, _ = expect_run(["solve", model("many_solutions.cint"), "--limit", "5"], 0)
+    expect(out.count("----------") == 5 and "==========" not in out, "five solutions, not all", out)
+
+
+@case
+def unsatisfiable():
+    expect_run(["solve", model("unsatisfiable.cint")], 1, stdout="UNSATISFIABLE\n", stderr="")
+    expect_run(["solve", model("unsatisfiable.cint"), "--all"], 1, stdout="UNSATISFIABLE\n")
+
+
+@case
+def explain():
+    path = model("unsatisfiable.cint")
+    out, _ = expect_run(["solve", path, "--explain"], 1)
+    lines = out.splitlines()
+    expect(lines[0] == "UNSATISFIABLE", "first line", out)
+    expect("minimal" in lines[1] and "not proven" not in lines[1], "a proven minimal set", out)
+    expect(lines[2:] == [path + ":5: a + b == c", path + ":6: c <= 10", path + ":8: b >= 5",
+                         path + ":9: a % 7 == 0"], "the conflicting constraints with their lines", out)
+    document = expect_json(["solve", path, "--explain", "--json"], 1)
+    conflict = document["conflict"]
+    expect(conflict["minimal"] is True, "minimal", document)
+    expect([c["line"] for c in conflict["constraints"]] == [5, 6, 8, 9], "lines", document)
+    expect(conflict["constraints"][0]["text"] == "a + b == c", "text", document)
+    # On a satisfiable model --explain changes nothing.
+    expect_run(["solve", model("two_solutions.cint"), "--explain"], 0, stdout="x = 5\ny = 7\n----------\n")
+
+
+@case
+def optimization():
+    out, _ = expect_run(["solve", model("optimize.cint")], 0)
+    blocks = out.split("----------\n")
+    expect(blocks[-1] == "==========\n", "optimality is proven", out)
+    expect(blocks[-2] == "x = 5\ny = 5\n", "the optimum is the last solution", out)
+    expect(len(blocks) >= 3, "improving solutions are printed as found", out)
+    document = expect_json(["solve", model("optimize.cint"), "--json"], 0)
+    expect(document["status"] == "OPTIMAL", "status", document)
+    expect(document["solutions"][-1] == {"x": 5, "y": 5}, "optimum", document)
+    products = [s["x"] * s["y"] for s in document["solutions"]]
+    expect(products == sorted(products), "each solution improves", document)
+
+
+@case
+def stats():
+    out, _ = expect_run(["solve", model("two_solutions.cint"), "--stats"], 0)
+    lines = out.splitlines()
+    expect(lines[:3] == ["x = 5", "y = 7", "----------"], "the answer comes first", out)
+    keys = [line.split(":")[0] for line in lines[3:]]
+    for key in ["% nodes", "% failures", "% propagations", "% solutions", "% seconds"]:
+        expect(key in keys, "missing " + key, out)
+    expect("% solutions: 1" in lines, "one solution counted", out)
+
+
+@case
+def order():
+    for name in ["declaration", "smallest", "most-constrained"]:
+        out, _ = expect_run(["solve", model("two_solutions.cint"), "--order", name, "--all"], 0)
+        expect(sorted(out.split("----------\n")[:2]) == ["x = 5\ny = 7\n", "x = 7\ny = 5\n"], "both solutions", out)
+    expect_run(["solve", model("two_solutions.cint"), "--order", "random"], 2,
+               stderr_contains=["--order needs declaration, smallest or most-constrained"])
+
+
+@case
+def big_numbers():
+    expect_run(["solve", model("big_numbers.cint")], 0,
+               stdout="x = 1237940039285380274899124225\ny = 3713820117856140824697372675\n----------\n")
+    document = expect_json(["solve", model("big_numbers.cint"), "--json"], 0)
+    expect(document["solutions"] == [{"x": 2**90 + 1, "y": 3 * (2**90 + 1)}], "exact JSON integers", document)
+
+
+@case
+def original_format():
+    out, _ = expect_run(["solve", model("original_format.cint")], 0)
+    expect(out == "WARP_SIZE = 32\nHIDDEN_DIM = 768\nBATCH = 8\nGATES = 4\nHIDDEN_DIM_SQ = 589824\n"
+                  "TILE_COUNT = 3\nWARPS = 1\n----------\n", "the lexicographically first solution", out)
+
+
+@case
+def stdin_and_format():
+    with open(model("optimize.cint")) as f:
+        text = f.read()
+    expected, _ = expect_run(["solve", model("optimize.cint")], 0)
+    expect_run(["solve", "-"], 0, stdout=expected, stdin=text)
+    formatted, _ = expect_run(["format", model("optimize.cint")], 0)
+    expect(formatted.startswith("var x in 1..9;\nvar y in 1..9;\n"), "declarations first", formatted)
+    expect_run(["solve", "-"], 0, stdout=expected, stdin=formatted)  # the written model solves the same
+    expect_run(["format", "-"], 0, stdout=formatted, stdin=formatted)
+
+
+# ---- JSON ------------------------------------------------------------------------------------------
+
+@case
+def json_statuses():
+    document = expect_json(["solve", model("two_solutions.cint"), "--json"], 0)
+    expect(document["status"] == "SATISFIABLE" and document["solutions"] == [{"x": 5, "y": 7}], "first", document)
+    document = expect_json(["solve", model("three_solutions.cint"), "--json", "--all"], 0)
+    expect(document["status"] == "ALL_SOLUTIONS", "all", document)
+    expect(document["solutions"] == [{"x": 1, "y": 2}, {"x": 1, "y": 3}, {"x": 2, "y": 3}], "order", document)
+    expect(document["stats"]["solutions"] == 3, "counted", document)
+    document = expect_json(["solve", model("unsatisfiable.cint"), "--json"], 1)
+    expect(document["status"] == "UNSATISFIABLE" and document["solutions"] == [], "unsat", document)
+    document = expect_json(["solve", model("pigeonhole.cint"), "--json", "--timeout", "0.3"], 3)
+    expect(document["status"] == "UNKNOWN" and document["solutions"] == [], "unknown", document)
+
+
+@case
+def json_names():
+    document = expect_json(["solve", model("names.cint"), "--json"], 0)
+    expect(document["solutions"] == [{'say "hi"\\now': 1, "tab\there": 2, "plain": 3}], "escaped names", document)
+
+
+# ---- limits and interruption -------------------------------------------------------------------
+
+@case
+def timeout():
+    start = time.monotonic()
+    expect_run(["solve", model("pigeonhole.cint"), "--timeout", "0.5"], 3, stdout="UNKNOWN\n",
+               stderr_contains=["time limit"])
+    expect(time.monotonic() - start < 20, "the time limit stops the search")
+    # A limit after some solutions: exit 0, no '=========='.
+    out, _ = expect_run(["solve", model("many_solutions.cint"), "--all", "--timeout", "0.3"], 0)
+    expect(out.count("----------") > 0 and "==========" not in out, "solutions, then stopped", out[-200:])
+
+
+def interrupt(args, after_seconds):
+    process = subprocess.Popen([PROGRAM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after_seconds)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("Ctrl-C did not stop the search")
+    return process.returncode, out, err
+
+
+@case
+def interrupt_without_solution():
+    rc, out, err = interrupt(["solve", model("pigeonhole.cint")], 0.5)
+    expect(rc == 3 and out == "UNKNOWN\n", "stopped cleanly, exit 3", rc, out, err)
+    expect("cancel" in err, "the reason on stderr", err)
+
+
+@case
+def interrupt_after_solutions():
+    rc, out, err = interrupt(["solve", model("many_solutions.cint"), "--all"], 0.5)
+    expect(rc == 0, "exit 0 after solutions", rc, err)
+    expect(out.endswith("----------\n") and "==========" not in out, "complete solutions only", out[-200:])
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+@case
+def parse_error():
+    path = model("parse_error.cint")
+    expect_run(["solve", path], 2, stdout="", stderr=path + ":3:3: '=' is not an operator; did you mean '=='?\n")
+    expect_run(["solve", "-"], 2, stdout="", stdin="x == 1;\ny == ;\n",
+               stderr="<stdin>:2:6: expected a term (a number, a variable, '(' or a function), found ';'\n")
+
+
+@case
+def bad_usage():
+    two = model("two_solutions.cint")
+    cases = [
+        ([], "no command given"),
+        (["frobnicate", two], "unknown command 'frobnicate'"),
+        (["solve"], "no model file given"),
+        (["solve", two, "--frobnicate"], "unknown option '--frobnicate'"),
+        (["solve", two, "--limit"], "--limit needs a value"),
+        (["solve", two, "--limit", "many"], "--limit needs a positive integer, got 'many'"),
+        (["solve", two, "--limit", "0"], "--limit needs a positive integer, got '0'"),
+        (["solve", two, "--limit", "-3"], "--limit needs a positive integer, got '-3'"),
+        (["solve", two, "--timeout", "soon"], "--timeout needs a number of seconds > 0, got 'soon'"),
+        (["solve", two, "--timeout", "-1"], "--timeout needs a number of seconds > 0, got '-1'"),
+        (["solve", two, "--timeout"], "--timeout needs a value"),
+        (["solve", two, "--order"], "--order needs a value"),
+        (["solve", two, "--json=yes"], "--json takes no value"),
+        (["solve", two, two], "more than one model file given"),
+        (["solve", model("does_not_exist.cint")], "cannot open"),
+        (["solve", os.path.join(SOURCE_DIR, "tests", "cli", "models")], "is a directory"),
+        (["format", two, "--all"], "--all is an option of 'solve'"),
+    ]
+    for args, message in cases:
+        out, err = expect_run(args, 2, stdout="", stderr_contains=[message])
+        expect(err.startswith("constrint: "), "messages start with the program name", err)
+
+
+@case
+def help_and_version():
+    out, _ = expect_run(["--help"], 0)
+    for text in ["solve FILE", "--all", "--limit N", "--timeout SECONDS", "--json", "--stats", "--explain",
+                 "--order", "declaration", "smallest", "most-constrained", "UNSATISFIABLE", "UNKNOWN",
+                 "==========", "exit status", "Ctrl-C"]:
+        expect(text in out, "--help lacks " + repr(text), out)
+    expect_run(["solve", model("two_solutions.cint"), "--help"], 0, contains=["usage:"])
+    out, _ = expect_run(["--version"], 0)
+    expect(out.startswith("constrint ") and out.count("\n") == 1, "one version line", out)
+
+
+@case
+def examples():
+    """Every example model in examples/models solves or is proven unsatisfiable (the FlashRNN models
+    of too large heads are meant to be), and its written form (`constrint format`) gives the same
+    answers."""
+    folder = os.path.join(SOURCE_DIR, "examples", "models")
+    paths = []
+    for root, _, files in os.walk(folder):
+        paths += [os.path.join(root, f) for f in files if f.endswith(".cint")]
+    expect(paths, "no example models found in " + folder)
+    for path in sorted(paths):
+        rc, out, err = run("solve", path, "--timeout", "60", timeout=120)
+        expect(rc in (0, 1), path + ": exit %d" % rc, out[-500:], err)
+        if os.path.basename(path) == "no_solution.cint":
+            expect(rc == 1, path + ": unsatisfiable", out)
+        formatted, _ = expect_run(["format", path], 0)
+        again = subprocess.run([PROGRAM, "solve", "-", "--timeout", "60"], input=formatted, capture_output=True,
+                               text=True, timeout=120)
+        expect((again.returncode, again.stdout) == (rc, out), path + ": the written model answers differently",
+               out[-500:], again.stdout[-500:], again.stderr)
+
+
+def main(argv):
+    global PROGRAM, SOURCE_DIR
+    if len(argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    PROGRAM, SOURCE_DIR, name = argv[1], argv[2], argv[3]
+    if name == "--list":
+        print("\n".join(CASES))
+        return 0
+    if name not in CASES:
+        print("unknown case %r; known: %s" % (name, ", ".join(CASES)), file=sys.stderr)
+        return 2
+    try:
+        CASES[name]()
+    except AssertionError as e:
+        print("FAILED %s: %s" % (name, e), file=sys.stderr)
+        return 1
+    print("passed " + name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

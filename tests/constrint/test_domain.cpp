@@ -1,0 +1,401 @@
+// Domain as a set: every operation on random small domains (value lists, ranges, congruences and
+// what narrowing makes of them) is compared with a std::set model of the same values, and the
+// "changed" answer with whether the model changed. Then huge domains, where no model can list
+// the values.
+#include <constrint/domain.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using constrint::Domain;
+using constrint::Integer;
+
+namespace {
+
+using Values = std::set<long long>;
+
+// Values outside this window never occur: domains start in [-12, 12], an image moves them at most
+// to [-75, 75].
+constexpr long long kWindow = 90;
+
+// Reproducible on every standard library (the distributions are not).
+struct Random {
+    std::mt19937_64 engine;
+    explicit Random(std::uint64_t seed) : engine(seed) {}
+    long long between(long long lo, long long hi) {
+        return lo + static_cast<long long>(engine() % static_cast<std::uint64_t>(hi - lo + 1));
+    }
+    bool chance(int percent) { return between(1, 100) <= percent; }
+};
+
+long long mod_floor(long long a, long long m) { // plain C++: the remainder with the sign of m
+    const long long r = a % m;
+    return (r != 0 && (r < 0) != (m < 0)) ? r + m : r;
+}
+
+std::string show(const Values& values) {
+    std::string s = "{";
+    for (long long v : values)
+        s += (s.size() > 1 ? ", " : "") + std::to_string(v);
+    return s + "}";
+}
+
+std::vector<Integer> as_list(const Values& values) {
+    return {values.begin(), values.end()};
+}
+
+// Domain d holds exactly `expected`, answers every query as the set does, and is in canonical form.
+void check_same(const Domain& d, const Values& expected) {
+    INFO("domain ", d.to_string(), ", expected ", show(expected));
+    REQUIRE(d.empty() == expected.empty());
+    CHECK(d.size() == expected.size());
+    CHECK(d.fixed() == (expected.size() == 1));
+    if (!expected.empty()) {
+        CHECK(d.min() == *expected.begin());
+        CHECK(d.max() == *expected.rbegin());
+        if (d.fixed()) CHECK(d.value() == *expected.begin());
+    }
+    for (long long v = -kWindow; v <= kWindow; ++v) {
+        CAPTURE(v);
+        CHECK(d.contains(v) == (expected.count(v) == 1));
+        const auto up = expected.lower_bound(v);
+        const auto next = d.next_at_least(v);
+        CHECK(next.has_value() == (up != expected.end()));
+        if (next && up != expected.end()) CHECK(*next == *up);
+        const auto down = expected.upper_bound(v);
+        const auto prev = d.prev_at_most(v);
+        CHECK(prev.has_value() == (down != expected.begin()));
+        if (prev && down != expected.begin()) CHECK(*prev == *std::prev(down));
+    }
+    // Canonical form: congruent interval bounds, sorted, a missing congruent value between
+    // intervals, modulus 1 when fixed.
+    const Integer& m = d.modulus();
+    CHECK(m >= 1);
+    CHECK(d.residue() >= 0);
+    CHECK(d.residue() < m);
+    if (d.fixed()) CHECK(m == 1);
+    const auto& intervals = d.intervals();
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+        CHECK(intervals[i].lo <= intervals[i].hi);
+        CHECK((intervals[i].lo - d.residue()) % m == 0);
+        CHECK((intervals[i].hi - d.residue()) % m == 0);
+        if (i > 0) CHECK(intervals[i].lo - intervals[i - 1].hi > m);
+    }
+    // Equality is set equality, whatever way the same set was built.
+    CHECK(d == Domain::values(as_list(expected)));
+    CHECK(Domain::values(as_list(expected)) == d);
+}
+
+struct Sample {
+    Domain domain;
+    Values values;
+    std::string recipe; // how it was built, for failure messages
+};
+
+Values congruent_part(const Values& values, long long m, long long r) {
+    Values out;
+    for (long long v : values) {
+        if (mod_floor(v - r, m) == 0) out.insert(v);
+    }
+    return out;
+}
+
+// One narrowing step on both the domain and its model, checking the step on the way.
+void narrow(Sample& s, Random& rng) {
+    const Values before = s.values;
+    bool changed = false;
+    switch (rng.between(0, 4)) {
+    case 0: {
+        const long long lo = rng.between(-14, 14);
+        s.recipe += ".restrict_min(" + std::to_string(lo) + ")";
+        changed = s.domain.restrict_min(lo);
+        s.values.erase(s.values.begin(), s.values.lower_bound(lo));
+        break;
+    }
+    case 1: {
+        const long long hi = rng.between(-14, 14);
+        s.recipe += ".restrict_max(" + std::to_string(hi) + ")";
+        changed = s.domain.restrict_max(hi);
+        s.values.erase(s.values.upper_bound(hi), s.values.end());
+        break;
+    }
+    case 2: {
+        const long long v = rng.between(-14, 14);
+        s.recipe += ".remove(" + std::to_string(v) + ")";
+        changed = s.domain.remove(v);
+        s.values.erase(v);
+        break;
+    }
+    case 3: {
+        const long long lo = rng.between(-14, 14), hi = rng.between(-14, 14);
+        s.recipe += ".remove_range(" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+        changed = s.domain.remove_range(lo, hi);
+        if (lo <= hi) s.values.erase(s.values.lower_bound(lo), s.values.upper_bound(hi));
+        break;
+    }
+    default: {
+        const long long m = rng.between(1, 6), r = rng.between(-8, 14);
+        s.recipe += ".restrict_congruence(" + std::to_string(m) + ", " + std::to_string(r) + ")";
+        changed = s.domain.restrict_congruence(m, r);
+        s.values = congruent_part(s.values, m, r);
+        break;
+    }
+    }
+    INFO("recipe ", s.recipe, " from ", show(before));
+    CHECK(changed == (before != s.values));
+    check_same(s.domain, s.values);
+}
+
+Sample random_sample(Random& rng) {
+    Sample s;
+    switch (rng.between(0, 4)) {
+    case 0: { // a value list of random density
+        const int percent = static_cast<int>(rng.between(5, 95));
+        for (long long v = -12; v <= 12; ++v) {
+            if (rng.chance(percent)) s.values.insert(v);
+        }
+        s.domain = Domain::values(as_list(s.values));
+        s.recipe = "values" + show(s.values);
+        break;
+    }
+    case 1:
+    case 2: { // a range, possibly empty, possibly under a congruence
+        const long long lo = rng.between(-12, 12), hi = rng.between(-12, 12);
+        s.domain = Domain::range(lo, hi);
+        for (long long v = lo; v <= hi; ++v)
+            s.values.insert(v);
+        s.recipe = "range(" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+        break;
+    }
+    case 3: { // a congruence on a range
+        const long long lo = rng.between(-12, 4), hi = rng.between(lo, 12);
+        const long long m = rng.between(1, 6), r = rng.between(-6, 12);
+        s.domain = Domain::range(lo, hi);
+        s.domain.restrict_congruence(m, r);
+        for (long long v = lo; v <= hi; ++v)
+            s.values.insert(v);
+        s.values = congruent_part(s.values, m, r);
+        s.recipe = "range(" + std::to_string(lo) + ", " + std::to_string(hi) + ").restrict_congruence(" +
+                   std::to_string(m) + ", " + std::to_string(r) + ")";
+        break;
+    }
+    default:
+        s.recipe = "Domain()";
+        break; // empty
+    }
+    {
+        INFO("recipe ", s.recipe);
+        check_same(s.domain, s.values);
+    }
+    const long long steps = rng.between(0, 3);
+    for (long long i = 0; i < steps; ++i)
+        narrow(s, rng);
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("domain: narrowing steps agree with a set model and report exactly whether they changed it") {
+    Random rng(20240611);
+    int steps = 0;
+    for (int trial = 0; trial < 1500; ++trial) {
+        Sample s = random_sample(rng);
+        for (int i = 0; i < 6; ++i, ++steps)
+            narrow(s, rng);
+    }
+    MESSAGE("narrowing steps checked: ", steps);
+}
+
+TEST_CASE("domain: intersect agrees with set intersection and reports changes") {
+    Random rng(77);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const Sample a = random_sample(rng), b = random_sample(rng);
+        INFO("a = ", a.recipe, ", b = ", b.recipe);
+        Values common;
+        for (long long v : a.values) {
+            if (b.values.count(v)) common.insert(v);
+        }
+        Domain d = a.domain;
+        CHECK(d.intersect(b.domain) == (common != a.values));
+        check_same(d, common);
+        Domain self = a.domain;
+        CHECK_FALSE(self.intersect(a.domain));
+        check_same(self, a.values);
+    }
+}
+
+TEST_CASE("domain: operator== is set equality") {
+    Random rng(4242);
+    int equal_pairs = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        const Sample a = random_sample(rng), b = random_sample(rng);
+        INFO("a = ", a.recipe, ", b = ", b.recipe);
+        CHECK((a.domain == b.domain) == (a.values == b.values));
+        CHECK((b.domain == a.domain) == (a.values == b.values));
+        equal_pairs += a.values == b.values;
+    }
+    // The same set built in different ways: as a range, as a list, under a congruence.
+    CHECK(Domain::range(0, 6).restrict_congruence(6, 0));
+    Domain zero_six = Domain::range(0, 6);
+    zero_six.restrict_congruence(6, 0);
+    CHECK(zero_six == Domain::values({0, 6}));
+    Domain evens = Domain::values({-4, -2, 0, 2, 4});
+    Domain congruent = Domain::range(-5, 5);
+    congruent.restrict_congruence(2, 0);
+    CHECK(evens == congruent);
+    CHECK(congruent == evens);
+    Domain odd_threes = Domain::range(-9, 9);
+    odd_threes.restrict_congruence(3, 0);
+    odd_threes.restrict_congruence(2, 1); // {-9, -3, 3, 9}: mod 6 = 3
+    CHECK(odd_threes == Domain::values({-9, -3, 3, 9}));
+    CHECK_FALSE(odd_threes == Domain::values({-9, -3, 3}));
+    CHECK(Domain() == Domain::range(1, 0));
+    MESSAGE("random pairs that were equal sets: ", equal_pairs);
+}
+
+TEST_CASE("domain: images (shifted, negated, scaled, divided_exactly) are exact") {
+    Random rng(99);
+    for (int trial = 0; trial < 2000; ++trial) {
+        const Sample s = random_sample(rng);
+        INFO("domain ", s.recipe);
+        const long long offset = rng.between(-15, 15);
+        long long factor = rng.between(-5, 4);
+        factor += factor >= 0; // never 0
+        long long divisor = rng.between(-6, 5);
+        divisor += divisor >= 0;
+        CAPTURE(offset);
+        CAPTURE(factor);
+        CAPTURE(divisor);
+        Values shifted, negated, scaled, divided;
+        for (long long v : s.values) {
+            shifted.insert(v + offset);
+            negated.insert(-v);
+            scaled.insert(v * factor);
+            if (v % divisor == 0) divided.insert(v / divisor);
+        }
+        check_same(s.domain.shifted(offset), shifted);
+        check_same(s.domain.negated(), negated);
+        check_same(s.domain.scaled(factor), scaled);
+        check_same(s.domain.divided_exactly(divisor), divided);
+        // Images of images: the canonical form survives composition.
+        Values round_trip;
+        for (long long v : scaled)
+            round_trip.insert(-(v + offset));
+        check_same(s.domain.scaled(factor).shifted(offset).negated(), round_trip);
+        check_same(s.domain.scaled(factor).divided_exactly(factor), s.values);
+    }
+}
+
+TEST_CASE("domain: x % 16 == 0 on [1, 2^40] is exact without enumeration") {
+    const Integer top = Integer(1) << 40;
+    Domain d = Domain::range(1, top);
+    CHECK(d.restrict_congruence(16, 0));
+    CHECK(d.size() == (Integer(1) << 36));
+    CHECK(d.intervals().size() == 1);
+    CHECK(d.min() == 16);
+    CHECK(d.max() == top); // 2^40 itself is a multiple of 16
+    CHECK(d.modulus() == 16);
+    CHECK(d.residue() == 0);
+    CHECK(d.contains(16));
+    CHECK(d.contains(top));
+    CHECK(d.contains(top - 16));
+    CHECK_FALSE(d.contains(0));
+    CHECK_FALSE(d.contains(top - 8));
+    CHECK_FALSE(d.contains(top + 16));
+    CHECK(d.next_at_least(-5) == Integer(16));
+    CHECK(d.next_at_least(17) == Integer(32));
+    CHECK(d.next_at_least(top - 15) == top);
+    CHECK_FALSE(d.next_at_least(top + 1).has_value());
+    CHECK(d.prev_at_most(top - 1) == top - 16);
+    CHECK(d.prev_at_most(31) == Integer(16));
+    CHECK_FALSE(d.prev_at_most(15).has_value());
+    // Narrowing keeps it symbolic: removing one value splits one interval, sizes stay exact.
+    CHECK(d.remove(Integer(1) << 39));
+    CHECK(d.intervals().size() == 2);
+    CHECK(d.size() == (Integer(1) << 36) - 1);
+    CHECK_FALSE(d.remove((Integer(1) << 39) + 1)); // not a multiple of 16: was never there
+    CHECK(d.restrict_congruence(3, 1));            // now 16 mod 48
+    CHECK(d.modulus() == 48);
+    CHECK(d.residue() == 16);
+    CHECK(d.contains(16));
+    CHECK_FALSE(d.contains(32));
+    CHECK(d.next_at_least(17) == Integer(64));
+}
+
+TEST_CASE("domain: huge bounds beyond 2^64") {
+    const Integer big = (Integer(1) << 70) + 3;
+    SUBCASE("ranges, sizes, removal and bounds") {
+        Domain d = Domain::range(-big, big);
+        CHECK(d.size() == 2 * big + 1);
+        CHECK(d.remove(0));
+        CHECK(d.size() == 2 * big);
+        CHECK(d.intervals().size() == 2);
+        CHECK_FALSE(d.contains(0));
+        CHECK(d.next_at_least(0) == Integer(1));
+        CHECK(d.prev_at_most(0) == Integer(-1));
+        CHECK(d.restrict_min(big - 1));
+        CHECK(d.size() == 2);
+        CHECK_FALSE(d.restrict_min(big - 2));
+        CHECK(d.restrict_max(big - 1));
+        CHECK(d.fixed());
+        CHECK(d.value() == big - 1);
+        CHECK(d == Domain::single(big - 1));
+    }
+    SUBCASE("congruences with moduli beyond 2^64 combine by Chinese remaindering") {
+        const Integer m1 = (Integer(1) << 65) + 1,
+                      m2 = (Integer(1) << 64) + 3; // coprime (odd, differ by 2^64 - 2)
+        REQUIRE(constrint::gcd(m1, m2) == 1);
+        Domain d = Domain::range(-(m1 * m2 * 4), m1 * m2 * 4);
+        CHECK(d.restrict_congruence(m1, 5));
+        CHECK(d.restrict_congruence(m2, 7));
+        CHECK(d.modulus() == m1 * m2);
+        CHECK(constrint::floor_mod(d.residue() - 5, m1) == 0);
+        CHECK(constrint::floor_mod(d.residue() - 7, m2) == 0);
+        CHECK(d.size() == 8);
+        const Integer first = *d.next_at_least(-(m1 * m2 * 4));
+        CHECK(constrint::floor_mod(first - 5, m1) == 0);
+        CHECK(constrint::floor_mod(first - 7, m2) == 0);
+        CHECK(first - m1 * m2 < -(m1 * m2 * 4));
+        // An incompatible congruence empties it.
+        Domain even = Domain::range(0, big);
+        even.restrict_congruence(Integer(1) << 66, 2);
+        CHECK(even.restrict_congruence(Integer(1) << 65, 1));
+        CHECK(even.empty());
+    }
+    SUBCASE("images far beyond 2^64") {
+        Domain d = Domain::values({-2, 0, 3});
+        const Domain scaled = d.scaled(big);
+        CHECK(scaled.size() == 3);
+        CHECK(scaled.contains(-2 * big));
+        CHECK(scaled.contains(3 * big));
+        CHECK_FALSE(scaled.contains(big));
+        CHECK(scaled.divided_exactly(big) == d);
+        CHECK(scaled.divided_exactly(-big) == d.negated());
+        const Domain shifted = scaled.shifted(big * big);
+        CHECK(shifted.min() == big * big - 2 * big);
+        CHECK(shifted.max() == big * big + 3 * big);
+        CHECK(shifted.shifted(-big * big) == scaled);
+        Domain range = Domain::range(big, 3 * big);
+        const Domain multiples = range.divided_exactly(big);
+        CHECK(multiples == Domain::values({1, 2, 3}));
+        Domain wide = Domain::range(-(Integer(1) << 100), Integer(1) << 100);
+        CHECK(wide.intersect(Domain::range(Integer(1) << 99, Integer(1) << 101)));
+        CHECK(wide.size() == (Integer(1) << 99) + 1);
+        CHECK(wide.remove_range(Integer(1) << 99, (Integer(1) << 100) - 1));
+        CHECK(wide.fixed());
+        CHECK(wide.value() == Integer(1) << 100);
+    }
+}
+
+TEST_CASE("domain: restrict_congruence that excludes no value reports no change") {
+    Domain evens = Domain::values({0, 2}); // every value is 0 mod 2 already
+    CHECK_FALSE(evens.restrict_congruence(2, 0));
+    CHECK(evens == Domain::values({0, 2}));
+    Domain ones = Domain::values({1, 11}); // both are 1 mod 10
+    CHECK_FALSE(ones.restrict_congruence(5, 1));
+    CHECK_FALSE(ones.restrict_congruence(2, 1));
+}
