@@ -2,8 +2,8 @@
 #include <constrint/constrint.hpp>
 
 #include <atomic>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -79,7 +79,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler stores
 
 extern "C" void on_interrupt(int) {
     g_cancel.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
+    std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends the program at once
 }
 
 struct UsageError {
@@ -113,7 +113,8 @@ double parse_seconds(std::string_view text) {
     char* end = nullptr;
     errno = 0;
     const double value = copy.empty() ? 0 : std::strtod(copy.c_str(), &end);
-    if (copy.empty() || end != copy.c_str() + copy.size() || errno != 0 || !std::isfinite(value) || value <= 0) {
+    if (copy.empty() || end != copy.c_str() + copy.size() || errno != 0 || !std::isfinite(value) ||
+        value <= 0) {
         throw UsageError{"--timeout needs a number of seconds > 0, got '" + copy + "'"};
     }
     return value;
@@ -123,7 +124,8 @@ VarOrder parse_order(std::string_view text) {
     if (text == "declaration") return VarOrder::Declaration;
     if (text == "smallest") return VarOrder::SmallestDomain;
     if (text == "most-constrained") return VarOrder::MostConstrained;
-    throw UsageError{"--order needs declaration, smallest or most-constrained, got '" + std::string(text) + "'"};
+    throw UsageError{"--order needs declaration, smallest or most-constrained, got '" + std::string(text) +
+                     "'"};
 }
 
 Options parse_arguments(const std::vector<std::string>& args) {
@@ -133,11 +135,12 @@ Options parse_arguments(const std::vector<std::string>& args) {
     if (o.command != "solve" && o.command != "format") {
         throw UsageError{"unknown command '" + o.command + "'"};
     }
-    bool only_files = false;  // after "--"
+    bool only_files = false; // after "--"
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
-            if (!o.file.empty()) throw UsageError{"more than one model file given ('" + o.file + "', '" + arg + "')"};
+            if (!o.file.empty())
+                throw UsageError{"more than one model file given ('" + o.file + "', '" + arg + "')"};
             if (arg.empty()) throw UsageError{"empty file name"};
             o.file = arg;
             continue;
@@ -160,8 +163,9 @@ Options parse_arguments(const std::vector<std::string>& args) {
         auto no_value = [&] {
             if (value) throw UsageError{name + " takes no value"};
         };
-        const bool solve_option = name == "--all" || name == "--limit" || name == "--timeout" || name == "--order" ||
-                                  name == "--json" || name == "--stats" || name == "--explain";
+        const bool solve_option = name == "--all" || name == "--limit" || name == "--timeout" ||
+                                  name == "--order" || name == "--json" || name == "--stats" ||
+                                  name == "--explain";
         if (solve_option && o.command != "solve") throw UsageError{name + " is an option of 'solve'"};
         if (name == "--all") {
             no_value();
@@ -197,7 +201,8 @@ std::string read_model(const std::string& file) {
         return text.str();
     }
     std::error_code ec;
-    if (std::filesystem::is_directory(file, ec)) throw UsageError{"'" + file + "' is a directory, not a model file"};
+    if (std::filesystem::is_directory(file, ec))
+        throw UsageError{"'" + file + "' is a directory, not a model file"};
     std::ifstream in(file, std::ios::binary);
     if (!in) throw UsageError{"cannot open '" + file + "': " + std::strerror(errno)};
     std::ostringstream text;
@@ -282,7 +287,7 @@ std::string solution_json(const Model& model, const Solution& solution) {
         if (i) out += ", ";
         out += json_string(variables[i].name);
         out += ": ";
-        out += to_string(solution.values()[i]);  // JSON integers of any size
+        out += to_string(solution.values()[i]); // JSON integers of any size
     }
     out += "}";
     return out;
@@ -299,9 +304,10 @@ void print_stats_text(const Stats& s) {
 
 std::string stats_json(const Stats& s) {
     return "{\"nodes\": " + std::to_string(s.nodes) + ", \"failures\": " + std::to_string(s.failures) +
-           ", \"propagations\": " + std::to_string(s.propagations) + ", \"solutions\": " +
-           std::to_string(s.solutions) + ", \"max_depth\": " + std::to_string(s.max_depth) +
-           ", \"seconds\": " + seconds_text(s.seconds) + "}";
+           ", \"propagations\": " + std::to_string(s.propagations) +
+           ", \"solutions\": " + std::to_string(s.solutions) +
+           ", \"max_depth\": " + std::to_string(s.max_depth) + ", \"seconds\": " + seconds_text(s.seconds) +
+           "}";
 }
 
 // "FILE:LINE: text" for a constraint from a file, its label otherwise.
@@ -354,7 +360,9 @@ int run_solve(const Options& o) {
     }
     Status status = solver.status();
     if (stopped_by_count && count > 0 && status == Status::Unknown) status = Status::Satisfiable;
-    if (count > 0 && status == Status::Unsatisfiable) status = Status::Satisfiable;  // defensive
+    if (count > 0 && status == Status::Unsatisfiable) status = Status::Satisfiable; // defensive
+    // Without --all the answer is one solution, even when the search happens to be complete.
+    if (!optimise && !enumerate && status == Status::AllSolutions) status = Status::Satisfiable;
 
     // An explanation of infeasibility: each check runs under the run's limits and the cancel flag.
     std::optional<Conflict> conflict;
@@ -364,7 +372,7 @@ int run_solve(const Options& o) {
         per_check.order = o.order;
         per_check.cancel = &g_cancel;
         per_check.time_limit_seconds = o.timeout;
-        per_check.node_limit = 1000000;  // a check undecided within this keeps its constraint
+        per_check.node_limit = 1000000; // a check undecided within this keeps its constraint
         conflict = explain_conflict(model, per_check);
         explained = true;
     }
@@ -395,7 +403,8 @@ int run_solve(const Options& o) {
                 for (std::size_t i = 0; i < conflict->constraints.size(); ++i) {
                     const Origin& origin = model.constraints()[conflict->constraints[i]].origin;
                     out += i ? ",\n    " : "\n    ";
-                    out += "{\"file\": " + json_string(origin.file) + ", \"line\": " + std::to_string(origin.line) +
+                    out += "{\"file\": " + json_string(origin.file) +
+                           ", \"line\": " + std::to_string(origin.line) +
                            ", \"text\": " + json_string(origin.text) + "}";
                 }
                 out += conflict->constraints.empty() ? "]}" : "\n  ]}";
@@ -414,10 +423,12 @@ int run_solve(const Options& o) {
                 std::cout << "% the variable domains alone admit no solution\n";
             } else {
                 const std::size_t n = conflict->constraints.size();
-                std::cout << "% " << (n == 1 ? "this constraint cannot hold" : "these " + std::to_string(n) +
-                                                                                    " constraints cannot hold together")
-                          << (conflict->minimal ? " (a minimal set: without any one of them the rest has a solution):\n"
-                                                : " (not proven minimal: some checks hit their limits):\n");
+                std::cout << "% "
+                          << (n == 1 ? "this constraint cannot hold"
+                                     : "these " + std::to_string(n) + " constraints cannot hold together")
+                          << (conflict->minimal
+                                  ? " (a minimal set: without any one of them the rest has a solution):\n"
+                                  : " (not proven minimal: some checks hit their limits):\n");
                 for (std::size_t index : conflict->constraints) {
                     std::cout << origin_text(model.constraints()[index].origin) << "\n";
                 }
@@ -426,7 +437,8 @@ int run_solve(const Options& o) {
         if (o.stats) print_stats_text(solver.stats());
         std::cout << std::flush;
     }
-    if (!reason.empty() && (status == Status::Unknown || status == Status::Satisfiable) && !stopped_by_count) {
+    if (!reason.empty() && (status == Status::Unknown || status == Status::Satisfiable) &&
+        !stopped_by_count) {
         std::cerr << "constrint: search stopped: " << reason << "\n";
     }
 
@@ -435,7 +447,7 @@ int run_solve(const Options& o) {
     return kExitStopped;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);

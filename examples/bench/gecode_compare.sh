@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run() {  # name, model, data assignment, fzn-gecode flags
   local name="$1" model="$2" data="$3" flags="$4"
-  minizinc -c --solver gecode -D "$data" "$model" --fzn "$tmp/m.fzn" --ozn "$tmp/m.ozn" >/dev/null 2>&1
+  minizinc -c --solver gecode ${data:+-D "$data"} "$model" --fzn "$tmp/m.fzn" --ozn "$tmp/m.ozn" >/dev/null 2>&1
   local start end
   start=$(date +%s.%N)
   fzn-gecode $flags -s "$tmp/m.fzn" > "$tmp/out" 2>&1
@@ -25,3 +25,4 @@ run() {  # name, model, data assignment, fzn-gecode flags
 run "queens 50, first solution" "$queens" "n=50" ""
 run "queens 12, all solutions" "$queens" "n=12" "-a"
 run "pigeonhole 10 into 9 (unsat)" "$here/pigeonhole.mzn" "n=10" ""
+run "GEMM tiling, all solutions" "$here/gemm_tiling.mzn" "" "-a"

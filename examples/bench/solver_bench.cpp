@@ -105,6 +105,6 @@ int main(int argc, char** argv) {
         csv << '"' << c.name << "\"," << to_string(r.status) << ',' << r.solutions.size() << ',' << median << ','
             << r.stats.nodes << ',' << r.stats.failures << ',' << r.stats.propagations << '\n';
     }
-    std::printf("(times are solver time of one solve, model construction excluded; CSV: %s)\n", csv_path.c_str());
+    std::printf("(time: one solve, compiling the model into propagators included, reading .cint text excluded; CSV: %s)\n", csv_path.c_str());
     return 0;
 }

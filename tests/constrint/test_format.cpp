@@ -17,7 +17,8 @@ const char* const kFile = "t.cint";
 
 // The term on the right of the model's last constraint `_ == TERM`.
 Expr term_of(const std::string& text, Model* keep = nullptr) {
-    Model m = parse_cint("var a in -20..20; var b in -20..20; var c in -20..20; var x in 1..9;\n_ == " + text + ";", kFile);
+    Model m = parse_cint(
+        "var a in -20..20; var b in -20..20; var c in -20..20; var x in 1..9;\n_ == " + text + ";", kFile);
     Expr rhs = *m.constraints().back().constraint.node().rhs;
     if (keep) *keep = m;
     return rhs;
@@ -64,7 +65,8 @@ std::vector<std::vector<Integer>> all_solutions(const Model& m) {
     const Result r = solve_all(m);
     REQUIRE(r.status != Status::Unknown);
     std::vector<std::vector<Integer>> out;
-    for (const Solution& s : r.solutions) out.push_back(s.values());
+    for (const Solution& s : r.solutions)
+        out.push_back(s.values());
     return out;
 }
 
@@ -99,7 +101,7 @@ Model check_round_trip(const Model& m) {
     for (std::size_t i = 0; i < m.constraints().size() && i < back.constraints().size(); ++i) {
         CHECK(to_cint(back.constraints()[i].constraint) == to_cint(m.constraints()[i].constraint));
     }
-    CHECK(without_comments(write_cint(back)) == without_comments(text));  // labels become origins
+    CHECK(without_comments(write_cint(back)) == without_comments(text)); // labels become origins
     return back;
 }
 
@@ -110,7 +112,7 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("format: undeclared variables are positive integers created at first use") {
     Model m = parse_cint("y == x + 1;  # y first\nx <= 10;\n", kFile);
@@ -132,7 +134,8 @@ TEST_CASE("format: declarations") {
         var s in 0..100 step 16;
         var u in [3, 5..9] step 2;
         var d;
-    )", kFile);
+    )",
+                         kFile);
     REQUIRE(m.variables().size() == 10);
     CHECK(m.variables()[0].domain == Domain::range(1, 1024));
     CHECK(m.variables()[1].domain == Domain::values({8, 16, 32}));
@@ -166,16 +169,18 @@ TEST_CASE("format: relations, membership, disjunction, conjunction") {
         a == 1 & b == 2 | a == 3;
         (a == 1 | b == 2) & a <= 3;
         ((a == 1));
-    )", kFile);
+    )",
+                         kFile);
     const auto& c = m.constraints();
     REQUIRE(c.size() == 14);
-    const Relation expected[] = {Relation::Eq, Relation::Ne, Relation::Le, Relation::Lt, Relation::Ge, Relation::Gt,
-                                 Relation::In, Relation::In, Relation::In, Relation::In, Relation::Or, Relation::Or,
-                                 Relation::And, Relation::Eq};
-    for (std::size_t i = 0; i < c.size(); ++i) CHECK(c[i].constraint.relation() == expected[i]);
+    const Relation expected[] = {Relation::Eq, Relation::Ne, Relation::Le,  Relation::Lt, Relation::Ge,
+                                 Relation::Gt, Relation::In, Relation::In,  Relation::In, Relation::In,
+                                 Relation::Or, Relation::Or, Relation::And, Relation::Eq};
+    for (std::size_t i = 0; i < c.size(); ++i)
+        CHECK(c[i].constraint.relation() == expected[i]);
     CHECK(c[6].constraint.node().set == Domain::values({1, 2}));
     CHECK(to_cint(*c[7].constraint.node().lhs) == "B");
-    CHECK(c[10].constraint.node().parts.size() == 3);  // flattened
+    CHECK(c[10].constraint.node().parts.size() == 3); // flattened
     CHECK(c[11].constraint.node().parts[0].relation() == Relation::And);
     CHECK(c[12].constraint.node().parts[0].relation() == Relation::Or);
 }
@@ -191,7 +196,8 @@ TEST_CASE("format: functions, objectives, search and preferences") {
         prefer x max;
         prefer y split_low;
         prefer z split_high;
-    )", kFile);
+    )",
+                         kFile);
     REQUIRE(m.objectives().size() == 3);
     CHECK(m.objectives()[0].sense == Sense::Maximize);
     CHECK(to_cint(m.objectives()[0].term) == "x * y");
@@ -216,7 +222,8 @@ TEST_CASE("format: keywords are contextual") {
         prefer min max;
         minimize -maximize;
         `two words` == step;
-    )", kFile);
+    )",
+                         kFile);
     CHECK(m.has("min"));
     CHECK(m.has("max"));
     CHECK(m.has("var"));
@@ -237,16 +244,16 @@ TEST_CASE("format: precedence and associativity") {
     CHECK(value_of("-2^2") == -4);
     CHECK(value_of("(-2)^2") == 4);
     CHECK(value_of("-x^2") == -25);
-    CHECK(value_of("2^3^2") == 512);  // right-associative
+    CHECK(value_of("2^3^2") == 512); // right-associative
     CHECK(value_of("(2^3)^2") == 64);
     CHECK(value_of("2 + 3 * 4") == 14);
     CHECK(value_of("2 * 3 + 4 * 5") == 26);
-    CHECK(value_of("10 - 4 - 3") == 3);  // left-associative
+    CHECK(value_of("10 - 4 - 3") == 3); // left-associative
     CHECK(value_of("100 / 10 / 5") == 2);
-    CHECK(value_of("-7 / 2") == -4);  // (-7) / 2, floor
+    CHECK(value_of("-7 / 2") == -4); // (-7) / 2, floor
     CHECK(value_of("-(7 / 2)") == -3);
     CHECK(value_of("7 / -2") == -4);
-    CHECK(value_of("mod(-7, 2)") == 1);  // the sign of the divisor
+    CHECK(value_of("mod(-7, 2)") == 1); // the sign of the divisor
     CHECK(value_of("mod(7, -2)") == -1);
     CHECK(value_of("a - b * c") == 13);
     CHECK(value_of("(a - b) * c") == 20);
@@ -261,11 +268,13 @@ TEST_CASE("format: precedence and associativity") {
 }
 
 TEST_CASE("format: to_cint prints minimal parentheses and reads back the same") {
-    const char* cases[] = {"a + b + c", "a + (b + c)", "a - (b - c)", "a - b - c", "(a + b) * c", "a * (b + c)",
-                           "a * b * c", "a * (b * c)", "a / (b / c)", "a / b / c", "-a", "- -a", "-(a + b)",
-                           "-a * b", "a * -b", "-a^2", "(-a)^2", "a^2^3", "(a^2)^3", "(a + b)^2", "-5", "a - -5",
-                           "(-5)^2", "a^0", "min(a + b, c * 2)", "abs(-a)", "mod(a, b) * 2", "2^62",
-                           "a / 2 * 3", "a * (b / 2)", "-(a * b)", "x - (-a)^2"};
+    const char* cases[] = {"a + b + c",   "a + (b + c)",   "a - (b - c)", "a - b - c",   "(a + b) * c",
+                           "a * (b + c)", "a * b * c",     "a * (b * c)", "a / (b / c)", "a / b / c",
+                           "-a",          "- -a",          "-(a + b)",    "-a * b",      "a * -b",
+                           "-a^2",        "(-a)^2",        "a^2^3",       "(a^2)^3",     "(a + b)^2",
+                           "-5",          "a - -5",        "(-5)^2",      "a^0",         "min(a + b, c * 2)",
+                           "abs(-a)",     "mod(a, b) * 2", "2^62",        "a / 2 * 3",   "a * (b / 2)",
+                           "-(a * b)",    "x - (-a)^2"};
     for (const char* text : cases) {
         const std::string written = to_cint(term_of(text));
         INFO(text << " -> " << written);
@@ -290,10 +299,12 @@ TEST_CASE("format: '%' is divisibility with whole terms on both sides") {
         0 == A % B + 1;
         mod(A, B) == 0;
         A + B % C == 0 | A == 1;
-    )", kFile);
+    )",
+                         kFile);
     const auto& c = m.constraints();
     REQUIRE(c.size() == 5);
-    for (std::size_t i = 0; i < 4; ++i) CHECK(c[i].constraint.relation() == Relation::Divides);
+    for (std::size_t i = 0; i < 4; ++i)
+        CHECK(c[i].constraint.relation() == Relation::Divides);
     // divides(divisor, dividend): lhs is the divisor
     CHECK(to_cint(*c[0].constraint.node().lhs) == "X * Y");
     CHECK(to_cint(*c[0].constraint.node().rhs) == "HD");
@@ -309,13 +320,24 @@ TEST_CASE("format: '%' is divisibility with whole terms on both sides") {
     // The meaning, by solving: HD = 12, X * Y divides it.
     Model d = parse_cint("var HD in [12]; var X in 1..12; var Y in 2..2; HD % X * Y == 0;", kFile);
     std::set<Integer> xs;
-    for (const auto& s : all_solutions(d)) xs.insert(s[1]);
+    for (const auto& s : all_solutions(d))
+        xs.insert(s[1]);
     CHECK(xs == std::set<Integer>{1, 2, 3, 6});
 }
 
+TEST_CASE("format: Windows line ends and a byte order mark are read") {
+    Model m = parse_cint("\xEF\xBB\xBFvar x in 1..3;\r\nx >= 2;\r\n", kFile);
+    CHECK(m.variables()[0].domain == Domain::range(1, 3));
+    REQUIRE(m.constraints().size() == 1);
+    CHECK(m.constraints()[0].origin.line == 2);
+    CHECK(m.constraints()[0].origin.text == "x >= 2");
+    check_error("\xEF\xBB\xBFx = 1;", 1, 3, "did you mean '=='?");
+}
+
 TEST_CASE("format: origins cite the file, the line and the constraint's text") {
-    Model m = parse_cint("# header\nvar x in 1..10;\n  x  <=   5 ;  # five\nx +\n  1 # one\n  == 3; x == 1 | x == 2\n",
-                         "model.cint");
+    Model m = parse_cint(
+        "# header\nvar x in 1..10;\n  x  <=   5 ;  # five\nx +\n  1 # one\n  == 3; x == 1 | x == 2\n",
+        "model.cint");
     REQUIRE(m.constraints().size() == 3);
     const Origin& first = m.constraints()[0].origin;
     CHECK(first.file == "model.cint");
@@ -324,7 +346,7 @@ TEST_CASE("format: origins cite the file, the line and the constraint's text") {
     CHECK(m.constraints()[1].origin.line == 4);
     CHECK(m.constraints()[1].origin.text == "x + 1 == 3");
     CHECK(m.constraints()[2].origin.line == 6);
-    CHECK(m.constraints()[2].origin.text == "x == 1 | x == 2");  // the last ';' may be missing
+    CHECK(m.constraints()[2].origin.text == "x == 1 | x == 2"); // the last ';' may be missing
 }
 
 TEST_CASE("format: files in the original ConstrINT format load unchanged") {
@@ -343,13 +365,14 @@ WARPS == 1 ||
   WARPS == 2;
 ;;
 (TILE_COUNT <= 8)
-)", "rules.constrint");
+)",
+                         "rules.constrint");
     CHECK(m.constraints().size() == 10);
     const Result r = solve(m);
     REQUIRE(r.status == Status::Satisfiable);
     const Solution& s = r.solutions[0];
     CHECK(s["HIDDEN_DIM_SQ"] == 768 * 768);
-    CHECK(s["TILE_COUNT"] == 3);  // the lexicographically first solution: 4 * 768 <= 1024 * TILE_COUNT
+    CHECK(s["TILE_COUNT"] == 3); // the lexicographically first solution: 4 * 768 <= 1024 * TILE_COUNT
     CHECK(s["BATCH"] == 8);
     CHECK((s["GATES"] * 768) % (s["TILE_COUNT"] * 32) == 0);
 }
@@ -360,7 +383,8 @@ TEST_CASE("format: parse errors name the problem and its position") {
     check_error("x == y^z;", 1, 8, "exponent must be a non-negative integer constant");
     check_error("x == y^-1;", 1, 8, "exponent must be a non-negative integer constant");
     check_error("x == 2^70000;", 1, 8, "exponent 70000 is too large");
-    check_error("var a in 1..2;\n\nvar x in 1..3;\nvar x in 1..4;", 4, 5, "variable 'x' declared twice (first at line 3)");
+    check_error("var a in 1..2;\n\nvar x in 1..3;\nvar x in 1..4;", 4, 5,
+                "variable 'x' declared twice (first at line 3)");
     check_error("var t in [];", 1, 10, "empty value list");
     check_error("x == [];", 1, 6, "empty value list");
     check_error("var x in 5..3;", 1, 10, "lower bound 5 is above upper bound 3");
@@ -398,7 +422,8 @@ TEST_CASE("format: parse errors name the problem and its position") {
     check_error("x == 1..5;", 1, 7, "a range needs 'in'");
     check_error("prefer x fastest;", 1, 10, "expected min, max, split_low or split_high after 'prefer x'");
     check_error("prefer x max;\nprefer x min;", 2, 8, "preference for 'x' given twice (first at line 1)");
-    check_error("search x, y;\nsearch x;", 2, 8, "variable 'x' appears twice in the search order (first at line 1)");
+    check_error("search x, y;\nsearch x;", 2, 8,
+                "variable 'x' appears twice in the search order (first at line 1)");
     check_error("search x y;", 1, 9, "expected ';' after search order");
     check_error("x + [1, 2] == 3;", 1, 5, "a value list can only follow '==' or 'in'");
     check_error("x <= [1, 2];", 1, 6, "a value list can only follow '==' or 'in'");
@@ -410,15 +435,18 @@ TEST_CASE("format: parse errors name the problem and its position") {
 
 TEST_CASE("format: limits on hostile input are parse errors") {
     CHECK(failure(std::string(5000, '(') + "x").message.find("nesting too deep") != std::string::npos);
-    CHECK(failure("x == " + std::string(5000, '-') + "1;").message.find("nesting too deep") != std::string::npos);
+    CHECK(failure("x == " + std::string(5000, '-') + "1;").message.find("nesting too deep") !=
+          std::string::npos);
     CHECK(failure("x == (2^65536)^65536;").message.find("constant too large") != std::string::npos);
     CHECK(failure("x == 2^655362^65536;").message.find("constant too large") != std::string::npos);
     CHECK(failure("x == y^65536 * y^65536 * y^65536 * y^65536 * y^65536;").message.find("term too large") !=
           std::string::npos);
     std::string long_sum = "x == 1";
-    for (int i = 0; i < 12000; ++i) long_sum += " + 1";
+    for (int i = 0; i < 12000; ++i)
+        long_sum += " + 1";
     CHECK(failure(long_sum + ";").message.find("too deeply nested") != std::string::npos);
-    CHECK(failure("x == " + std::string(60000, '9') + ";").message.find("integer literal too long") != std::string::npos);
+    CHECK(failure("x == " + std::string(60000, '9') + ";").message.find("integer literal too long") !=
+          std::string::npos);
     // Big but sensible numbers are exact.
     Model m = parse_cint("x == " + std::string(300, '9') + ";", kFile);
     CHECK(evaluate_constant(*m.constraints()[0].constraint.node().rhs) == power(10, 300) - 1);
@@ -470,7 +498,8 @@ TEST_CASE("format: write_cint round trips") {
         check_round_trip(m);
     }
     SUBCASE("the example models") {
-        for (const char* name : {"big_numbers", "cube_roots", "kernel_tiling", "no_solution", "send_more_money"}) {
+        for (const char* name :
+             {"big_numbers", "cube_roots", "kernel_tiling", "no_solution", "send_more_money"}) {
             INFO(name);
             const std::string path = std::string(CONSTRINT_SOURCE_DIR) + "/examples/models/" + name + ".cint";
             Model m = parse_cint(read_text(path), path);
@@ -507,15 +536,61 @@ TEST_CASE("format: names that cannot be written are refused with a message") {
 
 TEST_CASE("format: fuzzing the reader only ever gives ParseError") {
     std::mt19937 random(20240611);
-    const std::vector<std::string> vocabulary = {
-        "x", "y", "_z9", "var", "in", "step", "search", "prefer", "maximize", "minimize", "min", "max", "abs", "mod",
-        "split_low", "0", "1", "7", "12345678901234567890123", "+", "-", "*", "/", "^", "%", "(", ")", "[", "]", ",",
-        ";", "..", "|", "&", "==", "!=", "<=", "<", ">=", ">", "=", "!", "#c\n", "\n", " ", "`q q`", "`", "2^65536",
-        "@", ".", "\xff"};
+    const std::vector<std::string> vocabulary = {"x",
+                                                 "y",
+                                                 "_z9",
+                                                 "var",
+                                                 "in",
+                                                 "step",
+                                                 "search",
+                                                 "prefer",
+                                                 "maximize",
+                                                 "minimize",
+                                                 "min",
+                                                 "max",
+                                                 "abs",
+                                                 "mod",
+                                                 "split_low",
+                                                 "0",
+                                                 "1",
+                                                 "7",
+                                                 "12345678901234567890123",
+                                                 "+",
+                                                 "-",
+                                                 "*",
+                                                 "/",
+                                                 "^",
+                                                 "%",
+                                                 "(",
+                                                 ")",
+                                                 "[",
+                                                 "]",
+                                                 ",",
+                                                 ";",
+                                                 "..",
+                                                 "|",
+                                                 "&",
+                                                 "==",
+                                                 "!=",
+                                                 "<=",
+                                                 "<",
+                                                 ">=",
+                                                 ">",
+                                                 "=",
+                                                 "!",
+                                                 "#c\n",
+                                                 "\n",
+                                                 " ",
+                                                 "`q q`",
+                                                 "`",
+                                                 "2^65536",
+                                                 "@",
+                                                 ".",
+                                                 "\xff"};
     auto attempt = [](const std::string& input) {
         try {
             Model m = parse_cint(input, "fuzz.cint");
-            const std::string written = write_cint(m);  // what reads must also write and read back
+            const std::string written = write_cint(m); // what reads must also write and read back
             Model back = parse_cint(written, "fuzz-written.cint");
             if (back.constraints().size() != m.constraints().size()) {
                 FAIL_CHECK("round trip changed the constraint count: " << input);
@@ -525,12 +600,13 @@ TEST_CASE("format: fuzzing the reader only ever gives ParseError") {
             FAIL_CHECK("input " << std::quoted(input) << " threw " << e.what());
         }
     };
-    for (int i = 0; i < 3000; ++i) {  // random bytes
+    for (int i = 0; i < 3000; ++i) { // random bytes
         std::string input(random() % 48, '\0');
-        for (char& ch : input) ch = static_cast<char>(random() % 256);
+        for (char& ch : input)
+            ch = static_cast<char>(random() % 256);
         attempt(input);
     }
-    for (int i = 0; i < 6000; ++i) {  // token soup
+    for (int i = 0; i < 6000; ++i) { // token soup
         std::string input;
         const int n = static_cast<int>(random() % 24);
         for (int k = 0; k < n; ++k) {
@@ -539,17 +615,24 @@ TEST_CASE("format: fuzzing the reader only ever gives ParseError") {
         }
         attempt(input);
     }
-    const std::string base = read_text(std::string(CONSTRINT_SOURCE_DIR) + "/examples/models/kernel_tiling.cint");
+    const std::string base =
+        read_text(std::string(CONSTRINT_SOURCE_DIR) + "/examples/models/kernel_tiling.cint");
     REQUIRE(!base.empty());
-    for (int i = 0; i < 1500; ++i) {  // mutations of a real model
+    for (int i = 0; i < 1500; ++i) { // mutations of a real model
         std::string input = base;
         const int edits = 1 + static_cast<int>(random() % 4);
         for (int k = 0; k < edits; ++k) {
             const std::size_t at = random() % input.size();
             switch (random() % 3) {
-            case 0: input.erase(at, 1 + random() % 3); break;
-            case 1: input.insert(at, vocabulary[random() % vocabulary.size()]); break;
-            default: input[at] = static_cast<char>(random() % 128); break;
+            case 0:
+                input.erase(at, 1 + random() % 3);
+                break;
+            case 1:
+                input.insert(at, vocabulary[random() % vocabulary.size()]);
+                break;
+            default:
+                input[at] = static_cast<char>(random() % 128);
+                break;
             }
             if (input.empty()) input = "x";
         }

@@ -8,31 +8,31 @@
 namespace constrint::format {
 
 enum class Tok : unsigned char {
-    Name,       // x, HD_2, `any text` (quoted)
-    Number,     // 123 (unsigned; the sign is unary minus)
-    Plus,       // +
-    Minus,      // -
-    Star,       // *
-    Slash,      // /
-    Caret,      // ^
-    Percent,    // %
-    LParen,     // (
-    RParen,     // )
-    LBracket,   // [
-    RBracket,   // ]
-    Comma,      // ,
-    Semicolon,  // ;
-    DotDot,     // ..
-    Pipe,       // | or ||
-    Amp,        // & or &&
-    Eq,         // ==
-    Ne,         // !=
-    Le,         // <=
-    Lt,         // <
-    Ge,         // >=
-    Gt,         // >
-    Error,      // a lexical error; `text` holds the message
-    End,        // end of input
+    Name,      // x, HD_2, `any text` (quoted)
+    Number,    // 123 (unsigned; the sign is unary minus)
+    Plus,      // +
+    Minus,     // -
+    Star,      // *
+    Slash,     // /
+    Caret,     // ^
+    Percent,   // %
+    LParen,    // (
+    RParen,    // )
+    LBracket,  // [
+    RBracket,  // ]
+    Comma,     // ,
+    Semicolon, // ;
+    DotDot,    // ..
+    Pipe,      // | or ||
+    Amp,       // & or &&
+    Eq,        // ==
+    Ne,        // !=
+    Le,        // <=
+    Lt,        // <
+    Ge,        // >=
+    Gt,        // >
+    Error,     // a lexical error; `text` holds the message
+    End,       // end of input
 };
 
 // How a token kind reads in messages: "';'", "a name", "end of file".
@@ -40,12 +40,12 @@ const char* describe(Tok kind);
 
 struct Token {
     Tok kind = Tok::End;
-    std::string text;          // the spelling; a quoted name without its backticks; an error's message
-    int line = 1;              // 1-based
-    int column = 1;            // 1-based, in bytes
-    std::size_t begin = 0;     // byte offsets into the source: [begin, end)
+    std::string text;      // the spelling; a quoted name without its backticks; an error's message
+    int line = 1;          // 1-based
+    int column = 1;        // 1-based, in bytes
+    std::size_t begin = 0; // byte offsets into the source: [begin, end)
     std::size_t end = 0;
-    bool quoted = false;       // a `quoted` name: never a keyword
+    bool quoted = false; // a `quoted` name: never a keyword
 };
 
 // Splits the whole text into tokens. A lexical error becomes one Error token followed by End, so
@@ -55,4 +55,4 @@ std::vector<Token> tokenize(std::string_view source);
 // Whether `name` can be written without backticks.
 bool is_plain_name(std::string_view name);
 
-}  // namespace constrint::format
+} // namespace constrint::format

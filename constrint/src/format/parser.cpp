@@ -18,24 +18,26 @@ using format::Tok;
 using format::Token;
 
 // Limits that keep hostile input from exhausting the stack or memory; real models stay far below.
-constexpr int kMaxNesting = 1000;                   // parser recursion (parentheses, unary minus, ^)
-constexpr int kMaxTermDepth = 10000;                // depth of one term tree (a sum of 10000 terms)
-constexpr std::uint64_t kMaxBits = std::uint64_t{1} << 24;  // estimated size of a term's values
-constexpr std::uint64_t kMaxConstantBits = std::uint64_t{1} << 18;  // constants are computed while parsing
-constexpr std::size_t kMaxDigits = 50000;           // digits of one integer literal
-constexpr long long kMaxExponent = 65536;           // as constrint::pow
+constexpr int kMaxNesting = 1000;                          // parser recursion (parentheses, unary minus, ^)
+constexpr int kMaxTermDepth = 10000;                       // depth of one term tree (a sum of 10000 terms)
+constexpr std::uint64_t kMaxBits = std::uint64_t{1} << 24; // estimated size of a term's values
+constexpr std::uint64_t kMaxConstantBits = std::uint64_t{1} << 18; // constants are computed while parsing
+constexpr std::size_t kMaxDigits = 50000;                          // digits of one integer literal
+constexpr long long kMaxExponent = 65536;                          // as constrint::pow
 
-std::uint64_t bit_length(const Integer& v) { return v == 0 ? 1 : boost::multiprecision::msb(abs(v)) + 1; }
+std::uint64_t bit_length(const Integer& v) {
+    return v == 0 ? 1 : boost::multiprecision::msb(abs(v)) + 1;
+}
 
 // A parsed term with what the parser knows about it: its value when it has no variables, and an
 // upper estimate of the bits its values may need (to refuse terms like (2^65536)^65536).
 struct Term {
     Expr expr;
-    std::optional<Integer> value;  // constant terms only; empty when a division by zero occurred
-    bool constant = false;         // no variables
+    std::optional<Integer> value; // constant terms only; empty when a division by zero occurred
+    bool constant = false;        // no variables
     std::uint64_t bits = 1;
     int depth = 1;
-    bool literal = false;          // a plain number as written (unary minus folds into it)
+    bool literal = false; // a plain number as written (unary minus folds into it)
 };
 
 bool is_relation(Tok kind) {
@@ -54,7 +56,8 @@ std::string clean_text(std::string_view text) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
         if (c == '#') {
-            while (i < text.size() && text[i] != '\n') ++i;
+            while (i < text.size() && text[i] != '\n')
+                ++i;
             space = true;
             continue;
         }
@@ -78,9 +81,10 @@ class Parser {
 
     Model run() {
         try {
-            while (tok().kind != Tok::End) statement();
+            while (tok().kind != Tok::End)
+                statement();
             if (!search_order_.empty()) model_.search(search_order_);
-        } catch (const ModelError& e) {  // an API check the parser did not anticipate
+        } catch (const ModelError& e) { // an API check the parser did not anticipate
             fail(tok(), e.what());
         }
         return std::move(model_);
@@ -120,7 +124,8 @@ class Parser {
         return describe(t.kind);
     }
     const Token& expect(Tok kind, const std::string& what) {
-        if (!at(kind)) fail(tok(), "expected " + std::string(describe(kind)) + " " + what + ", found " + found());
+        if (!at(kind))
+            fail(tok(), "expected " + std::string(describe(kind)) + " " + what + ", found " + found());
         return take();
     }
     const Token& previous() const { return tokens_[pos_ == 0 ? 0 : pos_ - 1]; }
@@ -139,7 +144,8 @@ class Parser {
     struct NestingGuard {
         explicit NestingGuard(Parser& p) : parser(p) {
             if (++parser.nesting_ > kMaxNesting) {
-                parser.fail(parser.tok(), "nesting too deep (more than " + std::to_string(kMaxNesting) + " levels)");
+                parser.fail(parser.tok(),
+                            "nesting too deep (more than " + std::to_string(kMaxNesting) + " levels)");
             }
         }
         ~NestingGuard() { --parser.nesting_; }
@@ -151,7 +157,7 @@ class Parser {
     // ---- statements --------------------------------------------------------------------------
 
     void statement() {
-        if (at(Tok::Semicolon)) {  // an empty statement
+        if (at(Tok::Semicolon)) { // an empty statement
             take();
             return;
         }
@@ -163,7 +169,8 @@ class Parser {
                 if (first.text == "search") return search();
                 if (first.text == "prefer") return prefer();
             }
-            if ((first.text == "maximize" || first.text == "minimize") && starts_objective()) return objective();
+            if ((first.text == "maximize" || first.text == "minimize") && starts_objective())
+                return objective();
         }
         constraint_statement();
     }
@@ -183,7 +190,7 @@ class Parser {
     }
 
     void declaration() {
-        take();  // var
+        take(); // var
         std::vector<const Token*> names;
         while (true) {
             if (!at(Tok::Name)) fail(tok(), "expected a variable name, found " + found());
@@ -196,8 +203,10 @@ class Parser {
             take();
             domain = parse_set();
         } else if (!at(Tok::Semicolon) && !at(Tok::End)) {
-            if (at(Tok::Eq)) fail(tok(), "a declaration gives a domain with 'in' (var x in 1..10;), found '=='");
-            fail(tok(), "expected 'in', ',' or ';' in the declaration of '" + names.back()->text + "', found " + found());
+            if (at(Tok::Eq))
+                fail(tok(), "a declaration gives a domain with 'in' (var x in 1..10;), found '=='");
+            fail(tok(), "expected 'in', ',' or ';' in the declaration of '" + names.back()->text +
+                            "', found " + found());
         }
         for (const Token* name : names) {
             auto seen = declared_.find(name->text);
@@ -216,7 +225,7 @@ class Parser {
     }
 
     void search() {
-        take();  // search
+        take(); // search
         while (true) {
             if (!at(Tok::Name)) fail(tok(), "expected a variable name, found " + found());
             const Token& name = take();
@@ -234,18 +243,23 @@ class Parser {
     }
 
     void prefer() {
-        take();  // prefer
+        take(); // prefer
         const Token& name = take();
         static const std::map<std::string, Prefer, std::less<>> directions = {
-            {"min", Prefer::Min}, {"max", Prefer::Max}, {"split_low", Prefer::SplitLow}, {"split_high", Prefer::SplitHigh}};
+            {"min", Prefer::Min},
+            {"max", Prefer::Max},
+            {"split_low", Prefer::SplitLow},
+            {"split_high", Prefer::SplitHigh}};
         auto direction = at(Tok::Name) && !tok().quoted ? directions.find(tok().text) : directions.end();
         if (direction == directions.end()) {
-            fail(tok(), "expected min, max, split_low or split_high after 'prefer " + name.text + "', found " + found());
+            fail(tok(), "expected min, max, split_low or split_high after 'prefer " + name.text +
+                            "', found " + found());
         }
         take();
         auto seen = preferred_.find(name.text);
         if (seen != preferred_.end()) {
-            fail(name, "preference for '" + name.text + "' given twice (first at line " + std::to_string(seen->second) + ")");
+            fail(name, "preference for '" + name.text + "' given twice (first at line " +
+                           std::to_string(seen->second) + ")");
         }
         preferred_.emplace(name.text, name.line);
         model_.prefer(variable(name), direction->second);
@@ -303,15 +317,19 @@ class Parser {
         for (std::size_t i = open; i < tokens_.size(); ++i) {
             const Token& t = tokens_[i];
             switch (t.kind) {
-            case Tok::LParen: ++depth; break;
+            case Tok::LParen:
+                ++depth;
+                break;
             case Tok::RParen:
                 if (--depth == 0) return false;
                 break;
             case Tok::Semicolon:
             case Tok::End:
-            case Tok::Error: return false;
+            case Tok::Error:
+                return false;
             case Tok::Pipe:
-            case Tok::Amp: return true;
+            case Tok::Amp:
+                return true;
             default:
                 if (is_relation(t.kind)) return true;
                 if (is_word(t, "in") && i > open && ends_term(tokens_[i - 1].kind)) return true;
@@ -333,7 +351,7 @@ class Parser {
     }
 
     Constraint parse_relation() {
-        if (at(Tok::LBracket)) {  // [1, 2] == x
+        if (at(Tok::LBracket)) { // [1, 2] == x
             Domain set = parse_set();
             if (!at(Tok::Eq)) fail(tok(), "expected '==' after the value list, found " + found());
             take();
@@ -362,7 +380,7 @@ class Parser {
         }
         if (at(Tok::LBracket)) fail(tok(), "a value list can only follow '==' or 'in'");
         Term rhs = parse_sum();
-        if (at(Tok::Percent)) {  // 0 == a % b
+        if (at(Tok::Percent)) { // 0 == a % b
             if (op.kind == Tok::Eq && lhs.value && *lhs.value == 0) {
                 take();
                 Term divisor = parse_sum();
@@ -370,17 +388,24 @@ class Parser {
                 reject_chain();
                 return divides(divisor.expr, rhs.expr);
             }
-            fail(tok(), std::string("'%' is divisibility and needs the form '0 == a % b' or 'a % b == 0'; ") + kModHint);
+            fail(tok(), std::string("'%' is divisibility and needs the form '0 == a % b' or 'a % b == 0'; ") +
+                            kModHint);
         }
         if (at(Tok::DotDot)) fail(tok(), "a range needs 'in': write 'x in lo..hi'");
         reject_chain();
         switch (op.kind) {
-        case Tok::Eq: return lhs.expr == rhs.expr;
-        case Tok::Ne: return lhs.expr != rhs.expr;
-        case Tok::Le: return lhs.expr <= rhs.expr;
-        case Tok::Lt: return lhs.expr < rhs.expr;
-        case Tok::Ge: return lhs.expr >= rhs.expr;
-        default: return lhs.expr > rhs.expr;
+        case Tok::Eq:
+            return lhs.expr == rhs.expr;
+        case Tok::Ne:
+            return lhs.expr != rhs.expr;
+        case Tok::Le:
+            return lhs.expr <= rhs.expr;
+        case Tok::Lt:
+            return lhs.expr < rhs.expr;
+        case Tok::Ge:
+            return lhs.expr >= rhs.expr;
+        default:
+            return lhs.expr > rhs.expr;
         }
     }
 
@@ -389,7 +414,8 @@ class Parser {
         const Token& percent = take();
         Term divisor = parse_sum();
         if (at(Tok::Percent)) fail(tok(), "'%' may appear only once in a divisibility constraint");
-        const std::string hint = std::string("'a % b' is divisibility and must be compared '== 0'; ") + kModHint;
+        const std::string hint =
+            std::string("'a % b' is divisibility and must be compared '== 0'; ") + kModHint;
         if (!at(Tok::Eq)) fail(percent, hint);
         take();
         Term zero = parse_sum();
@@ -471,18 +497,22 @@ class Parser {
     }
 
     void check_bounds(const Integer& lo, const Integer& hi, const Token& at_token) {
-        if (lo > hi) fail(at_token, "lower bound " + to_string(lo) + " is above upper bound " + to_string(hi));
+        if (lo > hi)
+            fail(at_token, "lower bound " + to_string(lo) + " is above upper bound " + to_string(hi));
     }
 
     static Domain union_of(std::vector<Interval> items) {
-        bool single_values = std::all_of(items.begin(), items.end(), [](const Interval& i) { return i.lo == i.hi; });
+        bool single_values =
+            std::all_of(items.begin(), items.end(), [](const Interval& i) { return i.lo == i.hi; });
         if (single_values) {
             std::vector<Integer> values;
             values.reserve(items.size());
-            for (Interval& i : items) values.push_back(std::move(i.lo));
+            for (Interval& i : items)
+                values.push_back(std::move(i.lo));
             return Domain::values(std::move(values));
         }
-        std::sort(items.begin(), items.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+        std::sort(items.begin(), items.end(),
+                  [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
         std::vector<Interval> merged;
         for (Interval& i : items) {
             if (!merged.empty() && i.lo <= merged.back().hi + 1) {
@@ -492,7 +522,8 @@ class Parser {
             }
         }
         Domain d = Domain::range(merged.front().lo, merged.back().hi);
-        for (std::size_t k = 1; k < merged.size(); ++k) d.remove_range(merged[k - 1].hi + 1, merged[k].lo - 1);
+        for (std::size_t k = 1; k < merged.size(); ++k)
+            d.remove_range(merged[k - 1].hi + 1, merged[k].lo - 1);
         return d;
     }
 
@@ -508,7 +539,8 @@ class Parser {
             fail(op, "term too deeply nested (more than " + std::to_string(kMaxTermDepth) + " levels)");
         }
         if (t.constant && t.bits > kMaxConstantBits) {
-            fail(op, "constant too large: its value could need more than " + std::to_string(kMaxConstantBits) + " bits");
+            fail(op, "constant too large: its value could need more than " +
+                         std::to_string(kMaxConstantBits) + " bits");
         }
         if (t.bits > kMaxBits) {
             fail(op, "term too large: its values could need more than " + std::to_string(kMaxBits) + " bits");
@@ -520,14 +552,34 @@ class Parser {
         Term t{a.expr, std::nullopt, a.constant && b.constant, 1, std::max(a.depth, b.depth) + 1, false};
         std::uint64_t bits = std::max(a.bits, b.bits);
         switch (kind) {
-        case TermKind::Add: t.expr = a.expr + b.expr; bits += 1; break;
-        case TermKind::Sub: t.expr = a.expr - b.expr; bits += 1; break;
-        case TermKind::Mul: t.expr = a.expr * b.expr; bits = a.bits + b.bits; break;
-        case TermKind::Div: t.expr = a.expr / b.expr; bits = a.bits; break;
-        case TermKind::Mod: t.expr = a.expr % b.expr; bits = b.bits; break;
-        case TermKind::Min: t.expr = min(a.expr, b.expr); break;
-        case TermKind::Max: t.expr = max(a.expr, b.expr); break;
-        default: break;
+        case TermKind::Add:
+            t.expr = a.expr + b.expr;
+            bits += 1;
+            break;
+        case TermKind::Sub:
+            t.expr = a.expr - b.expr;
+            bits += 1;
+            break;
+        case TermKind::Mul:
+            t.expr = a.expr * b.expr;
+            bits = a.bits + b.bits;
+            break;
+        case TermKind::Div:
+            t.expr = a.expr / b.expr;
+            bits = a.bits;
+            break;
+        case TermKind::Mod:
+            t.expr = a.expr % b.expr;
+            bits = b.bits;
+            break;
+        case TermKind::Min:
+            t.expr = min(a.expr, b.expr);
+            break;
+        case TermKind::Max:
+            t.expr = max(a.expr, b.expr);
+            break;
+        default:
+            break;
         }
         t.bits = bits;
         t = checked(std::move(t), op);
@@ -535,14 +587,29 @@ class Parser {
             const Integer& x = *a.value;
             const Integer& y = *b.value;
             switch (kind) {
-            case TermKind::Add: t.value = Integer(x + y); break;
-            case TermKind::Sub: t.value = Integer(x - y); break;
-            case TermKind::Mul: t.value = Integer(x * y); break;
-            case TermKind::Div: if (y != 0) t.value = floor_div(x, y); break;
-            case TermKind::Mod: if (y != 0) t.value = floor_mod(x, y); break;
-            case TermKind::Min: t.value = std::min(x, y); break;
-            case TermKind::Max: t.value = std::max(x, y); break;
-            default: break;
+            case TermKind::Add:
+                t.value = Integer(x + y);
+                break;
+            case TermKind::Sub:
+                t.value = Integer(x - y);
+                break;
+            case TermKind::Mul:
+                t.value = Integer(x * y);
+                break;
+            case TermKind::Div:
+                if (y != 0) t.value = floor_div(x, y);
+                break;
+            case TermKind::Mod:
+                if (y != 0) t.value = floor_mod(x, y);
+                break;
+            case TermKind::Min:
+                t.value = std::min(x, y);
+                break;
+            case TermKind::Max:
+                t.value = std::max(x, y);
+                break;
+            default:
+                break;
             }
             if (t.value) t.bits = bit_length(*t.value);
         }
@@ -567,7 +634,9 @@ class Parser {
                 Term rhs = parse_unary();
                 t = binary(op.kind == Tok::Star ? TermKind::Mul : TermKind::Div, t, rhs, op);
             } else if (at(Tok::Percent) && term_depth_ > 0) {
-                fail(tok(), std::string("'%' is only divisibility, at the top of a constraint (a % b == 0); ") + kModHint);
+                fail(tok(),
+                     std::string("'%' is only divisibility, at the top of a constraint (a % b == 0); ") +
+                         kModHint);
             } else {
                 return t;
             }
@@ -580,7 +649,7 @@ class Parser {
         NestingGuard guard(*this);
         const Token& op = take();
         Term a = parse_unary();
-        if (a.literal) {  // -5 is the constant -5
+        if (a.literal) { // -5 is the constant -5
             a.value = Integer(-*a.value);
             a.expr = Expr(*a.value);
             return a;
@@ -596,7 +665,7 @@ class Parser {
         NestingGuard guard(*this);
         const Token& op = take();
         const Token& start = tok();
-        Term exponent = parse_unary();  // right-associative: x^2^3 is x^(2^3); x^-1 is an error below
+        Term exponent = parse_unary(); // right-associative: x^2^3 is x^(2^3); x^-1 is an error below
         if (!exponent.constant || !exponent.value || *exponent.value < 0) {
             fail(start, "exponent must be a non-negative integer constant");
         }
@@ -639,7 +708,8 @@ class Parser {
             Var v = variable(t);
             const VariableInfo& info = model_.variables()[v.index()];
             std::uint64_t bits = 64;
-            if (!info.domain.empty()) bits = std::max({bits, bit_length(info.domain.min()), bit_length(info.domain.max())});
+            if (!info.domain.empty())
+                bits = std::max({bits, bit_length(info.domain.min()), bit_length(info.domain.max())});
             return Term{v, std::nullopt, false, bits, 1, false};
         }
         case Tok::LParen: {
@@ -649,13 +719,15 @@ class Parser {
             Term inner = parse_sum();
             expect(Tok::RParen, "to close '('");
             --term_depth_;
-            inner.literal = false;  // -(5)^2 is not (-5)^2
+            inner.literal = false; // -(5)^2 is not (-5)^2
             return inner;
         }
-        case Tok::LBracket: fail(t, "a value list can only follow '==' or 'in' (x == [1, 2], x in [1, 2])");
+        case Tok::LBracket:
+            fail(t, "a value list can only follow '==' or 'in' (x == [1, 2], x in [1, 2])");
         case Tok::Percent:
             fail(t, std::string("'%' needs a term on its left (a % b == 0); ") + kModHint);
-        default: break;
+        default:
+            break;
         }
         fail(t, "expected a term (a number, a variable, '(' or a function), found " + found());
     }
@@ -664,10 +736,14 @@ class Parser {
         NestingGuard guard(*this);
         const Token& name = take();
         static const std::map<std::string, std::pair<TermKind, int>, std::less<>> functions = {
-            {"abs", {TermKind::Abs, 1}}, {"mod", {TermKind::Mod, 2}}, {"min", {TermKind::Min, 2}}, {"max", {TermKind::Max, 2}}};
+            {"abs", {TermKind::Abs, 1}},
+            {"mod", {TermKind::Mod, 2}},
+            {"min", {TermKind::Min, 2}},
+            {"max", {TermKind::Max, 2}}};
         auto f = functions.find(name.text);
-        if (f == functions.end()) fail(name, "unknown function '" + name.text + "' (known: abs, min, max, mod)");
-        take();  // (
+        if (f == functions.end())
+            fail(name, "unknown function '" + name.text + "' (known: abs, min, max, mod)");
+        take(); // (
         ++term_depth_;
         std::vector<Term> args;
         if (!at(Tok::RParen)) {
@@ -680,11 +756,13 @@ class Parser {
         expect(Tok::RParen, "to close the arguments of '" + name.text + "'");
         --term_depth_;
         const auto [kind, arity] = f->second;
-        const bool variadic = kind == TermKind::Min || kind == TermKind::Max;  // min(a, b, c) = min(min(a, b), c)
+        const bool variadic =
+            kind == TermKind::Min || kind == TermKind::Max; // min(a, b, c) = min(min(a, b), c)
         const auto n = static_cast<int>(args.size());
         if (variadic ? n < arity : n != arity) {
-            fail(name, "function '" + name.text + "' takes " + (variadic ? "at least " : "") + std::to_string(arity) +
-                           (arity == 1 ? " argument" : " arguments") + ", got " + std::to_string(n));
+            fail(name, "function '" + name.text + "' takes " + (variadic ? "at least " : "") +
+                           std::to_string(arity) + (arity == 1 ? " argument" : " arguments") + ", got " +
+                           std::to_string(n));
         }
         if (kind == TermKind::Abs) {
             Term t{abs(args[0].expr), std::nullopt, args[0].constant, args[0].bits, args[0].depth + 1, false};
@@ -692,7 +770,8 @@ class Parser {
             return checked(std::move(t), name);
         }
         Term t = binary(kind, args[0], args[1], name);
-        for (std::size_t i = 2; i < args.size(); ++i) t = binary(kind, t, args[i], name);
+        for (std::size_t i = 2; i < args.size(); ++i)
+            t = binary(kind, t, args[i], name);
         return t;
     }
 
@@ -701,17 +780,19 @@ class Parser {
     std::vector<Token> tokens_;
     std::size_t pos_ = 0;
     int nesting_ = 0;
-    int term_depth_ = 0;  // > 0 inside parentheses and function arguments, where '%' is an error
+    int term_depth_ = 0; // > 0 inside parentheses and function arguments, where '%' is an error
     Model model_;
-    std::map<std::string, int, std::less<>> declared_;   // name -> line of its `var`
-    std::map<std::string, int, std::less<>> searched_;   // name -> line of its `search`
-    std::map<std::string, int, std::less<>> preferred_;  // name -> line of its `prefer`
+    std::map<std::string, int, std::less<>> declared_;  // name -> line of its `var`
+    std::map<std::string, int, std::less<>> searched_;  // name -> line of its `search`
+    std::map<std::string, int, std::less<>> preferred_; // name -> line of its `prefer`
     std::vector<Var> search_order_;
 };
 
-}  // namespace
+} // namespace
 
-Model parse_cint(std::string_view text, const std::string& file) { return Parser(text, file).run(); }
+Model parse_cint(std::string_view text, const std::string& file) {
+    return Parser(text, file).run();
+}
 
 Model load_cint(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -722,4 +803,4 @@ Model load_cint(const std::string& path) {
     return parse_cint(text.str(), path);
 }
 
-}  // namespace constrint
+} // namespace constrint

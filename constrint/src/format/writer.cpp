@@ -15,8 +15,8 @@ enum Level : int { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
 // The words the reader gives a meaning in some position; as variable names they are quoted so that
 // `var` == 1 never reads as a declaration.
 bool is_keyword(const std::string& name) {
-    static const char* const words[] = {"var", "in", "step", "search", "prefer", "maximize", "minimize",
-                                        "min", "max", "abs", "mod", "split_low", "split_high"};
+    static const char* const words[] = {"var", "in",  "step", "search", "prefer",    "maximize",  "minimize",
+                                        "min", "max", "abs",  "mod",    "split_low", "split_high"};
     for (const char* w : words) {
         if (name == w) return true;
     }
@@ -33,14 +33,20 @@ std::string name_text(const std::string& name) {
 
 Level level_of(const TermNode& n) {
     switch (n.kind) {
-    case TermKind::Constant: return n.constant < 0 ? kUnary : kAtom;
+    case TermKind::Constant:
+        return n.constant < 0 ? kUnary : kAtom;
     case TermKind::Add:
-    case TermKind::Sub: return kSum;
+    case TermKind::Sub:
+        return kSum;
     case TermKind::Mul:
-    case TermKind::Div: return kProduct;
-    case TermKind::Neg: return kUnary;
-    case TermKind::Pow: return kPower;
-    default: return kAtom;  // variables and function calls
+    case TermKind::Div:
+        return kProduct;
+    case TermKind::Neg:
+        return kUnary;
+    case TermKind::Pow:
+        return kPower;
+    default:
+        return kAtom; // variables and function calls
     }
 }
 
@@ -66,13 +72,17 @@ void write_term(std::string& out, const TermNode& n, Level context) {
     const bool parens = level_of(n) < context;
     if (parens) out += '(';
     switch (n.kind) {
-    case TermKind::Constant: out += to_string(n.constant); break;
-    case TermKind::Variable: out += name_text(n.name); break;
+    case TermKind::Constant:
+        out += to_string(n.constant);
+        break;
+    case TermKind::Variable:
+        out += name_text(n.name);
+        break;
     case TermKind::Add:
     case TermKind::Sub:
         write_operand(out, n.a, kSum);
         out += n.kind == TermKind::Add ? " + " : " - ";
-        write_operand(out, n.b, kProduct);  // a - (b - c) keeps its parentheses
+        write_operand(out, n.b, kProduct); // a - (b - c) keeps its parentheses
         break;
     case TermKind::Mul:
     case TermKind::Div:
@@ -84,18 +94,26 @@ void write_term(std::string& out, const TermNode& n, Level context) {
         out += '-';
         const std::size_t at = out.size();
         write_operand(out, n.a, kUnary);
-        if (out.size() > at && out[at] == '-') out.insert(at, 1, ' ');  // "- -x", not "--x"
+        if (out.size() > at && out[at] == '-') out.insert(at, 1, ' '); // "- -x", not "--x"
         break;
     }
     case TermKind::Pow:
-        write_operand(out, n.a, kAtom);  // (x^2)^3 and (-2)^2 keep their parentheses
+        write_operand(out, n.a, kAtom); // (x^2)^3 and (-2)^2 keep their parentheses
         out += '^';
         out += std::to_string(n.exponent);
         break;
-    case TermKind::Mod: write_call(out, "mod", n, true); break;
-    case TermKind::Abs: write_call(out, "abs", n, false); break;
-    case TermKind::Min: write_call(out, "min", n, true); break;
-    case TermKind::Max: write_call(out, "max", n, true); break;
+    case TermKind::Mod:
+        write_call(out, "mod", n, true);
+        break;
+    case TermKind::Abs:
+        write_call(out, "abs", n, false);
+        break;
+    case TermKind::Min:
+        write_call(out, "min", n, true);
+        break;
+    case TermKind::Max:
+        write_call(out, "max", n, true);
+        break;
     }
     if (parens) out += ')';
 }
@@ -107,7 +125,7 @@ std::string set_text(const Domain& domain) {
     std::string out;
     const auto& intervals = domain.intervals();
     if (intervals.empty()) {
-        out += "[]";  // no value: see docs/model-format.md (an empty domain does not read back)
+        out += "[]"; // no value: see docs/model-format.md (an empty domain does not read back)
     } else if (intervals.size() == 1 && intervals[0].lo != intervals[0].hi) {
         out += to_string(intervals[0].lo);
         out += "..";
@@ -133,13 +151,20 @@ std::string set_text(const Domain& domain) {
 
 const char* relation_text(Relation r) {
     switch (r) {
-    case Relation::Eq: return " == ";
-    case Relation::Ne: return " != ";
-    case Relation::Le: return " <= ";
-    case Relation::Lt: return " < ";
-    case Relation::Ge: return " >= ";
-    case Relation::Gt: return " > ";
-    default: return " ? ";
+    case Relation::Eq:
+        return " == ";
+    case Relation::Ne:
+        return " != ";
+    case Relation::Le:
+        return " <= ";
+    case Relation::Lt:
+        return " < ";
+    case Relation::Ge:
+        return " >= ";
+    case Relation::Gt:
+        return " > ";
+    default:
+        return " ? ";
     }
 }
 
@@ -151,7 +176,7 @@ const Expr& side(const std::optional<Expr>& e) {
 void write_constraint(std::string& out, const Constraint& c, bool nested) {
     const ConstraintNode& n = c.node();
     switch (n.relation) {
-    case Relation::Divides: {  // divides(divisor, dividend) is `dividend % divisor == 0`
+    case Relation::Divides: { // divides(divisor, dividend) is `dividend % divisor == 0`
         out += to_cint(side(n.rhs));
         out += " % ";
         // `HD % X * Y == 0` already means divisibility by X * Y; the parentheses are for readers.
@@ -173,7 +198,8 @@ void write_constraint(std::string& out, const Constraint& c, bool nested) {
         if (nested) out += '(';
         for (std::size_t i = 0; i < n.parts.size(); ++i) {
             if (i) out += n.relation == Relation::Or ? " | " : " & ";
-            const bool compound = n.parts[i].relation() == Relation::Or || n.parts[i].relation() == Relation::And;
+            const bool compound =
+                n.parts[i].relation() == Relation::Or || n.parts[i].relation() == Relation::And;
             write_constraint(out, n.parts[i], compound);
         }
         if (nested) out += ')';
@@ -190,11 +216,12 @@ void write_constraint(std::string& out, const Constraint& c, bool nested) {
 // A comment line: no line breaks may escape it.
 std::string comment(const std::string& text) {
     std::string out = "# ";
-    for (char c : text) out += (c == '\n' || c == '\r') ? ' ' : c;
+    for (char c : text)
+        out += (c == '\n' || c == '\r') ? ' ' : c;
     return out;
 }
 
-}  // namespace
+} // namespace
 
 std::string to_cint(const Expr& term) {
     std::string out;
@@ -244,4 +271,4 @@ std::string write_cint(const Model& model) {
     return out.str();
 }
 
-}  // namespace constrint
+} // namespace constrint
