@@ -106,13 +106,13 @@ class Parser {
         return t.kind == Tok::Name && !t.quoted && t.text == word;
     }
 
-    // A lexical error at the current token wins: it is the first problem in source order.
+    // A failure at an invalid token reports the lexical error: it is what went wrong there.
     [[noreturn]] void fail(const Token& t, const std::string& message) const {
-        if (tok().kind == Tok::Error) throw ParseError(file_, tok().line, tok().column, tok().text);
         if (t.kind == Tok::Error) throw ParseError(file_, t.line, t.column, t.text);
         throw ParseError(file_, t.line, t.column, message);
     }
-    // An error just after token t (for a missing ';' the end of the line is the useful place).
+    // An error just after token t (for a missing ';' the end of the line is the useful place),
+    // unless the token that follows is itself invalid.
     [[noreturn]] void fail_after(const Token& t, const std::string& message) const {
         if (tok().kind == Tok::Error) throw ParseError(file_, tok().line, tok().column, tok().text);
         throw ParseError(file_, t.line, t.column + static_cast<int>(t.end - t.begin), message);
