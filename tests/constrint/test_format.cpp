@@ -431,7 +431,7 @@ TEST_CASE("format: parse errors name the problem and its position") {
     check_error("x == 1;\n  y == 2 2;", 2, 9, "expected ';' after constraint, found '2'");
     check_error("x == 1 | ;", 1, 10, "expected a term");
     check_error(")", 1, 1, "expected a term");
-    check_error("var x in 5..3 @", 1, 10, "lower bound 5 is above upper bound 3");  // the first problem
+    check_error("var x in 5..3 @", 1, 10, "lower bound 5 is above upper bound 3"); // the first problem
     check_error("x == 1 @", 1, 8, "unexpected character '@'");
 }
 

@@ -81,7 +81,7 @@ std::string quote_byte(char c) {
 class Lexer {
   public:
     explicit Lexer(std::string_view source) : source_(source) {
-        if (source_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;  // a UTF-8 byte order mark
+        if (source_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3; // a UTF-8 byte order mark
     }
 
     std::vector<Token> run() {
