@@ -9,3 +9,6 @@ for model in examples/models/*.cint examples/models/flashrnn/*.cint; do
   ./build/constrint/constrint solve "$model" --stats || status=$?
   echo "(exit status $status)"
 done
+echo "== flashrnn: the launch configuration ConstrINT picks, and the CPU reference on random data"
+./build/flashrnn/flashrnn tune --gpu h100_sxm --cell lstm --heads 12 --head-dim 64 --batch 16
+./build/flashrnn/flashrnn run --backend reference --cell gru --heads 2 --head-dim 24 --batch 3 --steps 7

@@ -5,6 +5,7 @@
 #include "flashrnn/cells/registry.hpp"
 #include "flashrnn/device_limits.hpp"
 #include "flashrnn/layout.hpp"
+#include "flashrnn/pointwise_launch.hpp"
 #include "flashrnn/problem_shape.hpp"
 #include "flashrnn/recurrent_gradient.hpp"
 #include "flashrnn/reference.hpp"

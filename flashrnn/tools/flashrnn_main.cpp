@@ -1,0 +1,171 @@
+// The `flashrnn` command: `tune` shows the configurations the solver picks for a GPU and a problem,
+// `run` runs a cell on random data and times it.
+#include "flashrnn/flashrnn.hpp"
+#include "flashrnn/pointwise_launch.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage = R"(flashrnn - recurrent-network kernels tiled by ConstrINT
+
+usage:
+  flashrnn tune --gpu GPU --cell CELL --heads NH --head-dim DH --batch B [--dtype DTYPE] [--backend BACKEND]
+      print the launch configuration the solver picks (or why none exists: exit status 1)
+  flashrnn run --cell CELL --heads NH --head-dim DH --batch B --steps T [--backend BACKEND] [--dtype DTYPE]
+      run forward and backward on random data and print the time
+
+  GPU      a preset (h100_sxm, h200, a100_80gb, a40, rtx3090, l4) or 'device' (the GPU present)
+  CELL     lstm, gru, slstm or elman
+  DTYPE    bf16 (default), fp16 or fp32
+  BACKEND  tune: alternating (default); run: reference (default, CPU float64)
+           The CUDA backends (alternating, fused) are not built yet.
+exit status: 0 done, 1 no configuration fits, 2 bad usage
+)";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::map<std::string, std::string> parse_options(int argc, char** argv) {
+    std::map<std::string, std::string> options;
+    for (int i = 2; i < argc; ++i) {
+        const std::string key = argv[i];
+        if (key.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + key + "'");
+        if (i + 1 >= argc) throw UsageError("option " + key + " needs a value");
+        options[key.substr(2)] = argv[++i];
+    }
+    return options;
+}
+
+std::string take(std::map<std::string, std::string>& options, const std::string& key, const char* fallback = nullptr) {
+    auto it = options.find(key);
+    if (it == options.end()) {
+        if (!fallback) throw UsageError("missing --" + key);
+        return fallback;
+    }
+    std::string value = it->second;
+    options.erase(it);
+    return value;
+}
+
+std::int64_t take_positive(std::map<std::string, std::string>& options, const std::string& key) {
+    const std::string text = take(options, key);
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+        value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || value <= 0) throw UsageError("--" + key + " must be a positive integer, got '" + text + "'");
+    return value;
+}
+
+int bytes_of(const std::string& dtype) {
+    if (dtype == "bf16" || dtype == "fp16") return 2;
+    if (dtype == "fp32") return 4;
+    throw UsageError("unknown dtype '" + dtype + "' (bf16, fp16 or fp32)");
+}
+
+void no_options_left(const std::map<std::string, std::string>& options) {
+    if (!options.empty()) throw UsageError("unknown option --" + options.begin()->first);
+}
+
+int tune(std::map<std::string, std::string> options) {
+    const std::string gpu = take(options, "gpu");
+    const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
+    const std::int64_t heads = take_positive(options, "heads"), head_dim = take_positive(options, "head-dim");
+    const std::int64_t batch = take_positive(options, "batch");
+    const std::string dtype = take(options, "dtype", "bf16");
+    const std::string backend = take(options, "backend", "alternating");
+    no_options_left(options);
+    const int bytes = bytes_of(dtype);
+    if (backend != "alternating") throw UsageError("backend '" + backend + "' is not built yet (alternating)");
+    const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    const auto start = std::chrono::steady_clock::now();
+    const flashrnn::PointwiseLaunch launch = flashrnn::choose_pointwise_launch(
+        limits, {batch * heads * head_dim, static_cast<int>(head_dim), bytes});
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("gpu: %s\ncell: %s, %lld heads x %lld, batch %lld, %s\n", limits.name.c_str(),
+                std::string(flashrnn::cell_info(cell).name).c_str(), static_cast<long long>(heads),
+                static_cast<long long>(head_dim), static_cast<long long>(batch), dtype.c_str());
+    std::printf("alternating pointwise kernel: %s (solved in %.2f ms)\n", flashrnn::describe(launch).c_str(), ms);
+    return 0;
+}
+
+flashrnn::reference::Tensor random_tensor(std::vector<std::int64_t> shape, std::mt19937_64& rng, double scale) {
+    std::int64_t count = 1;
+    for (std::int64_t extent : shape) count *= extent;
+    std::uniform_real_distribution<double> uniform(-scale, scale);
+    flashrnn::reference::Tensor t{std::vector<double>(count), std::move(shape)};
+    for (double& v : t.values) v = uniform(rng);
+    return t;
+}
+
+int run(std::map<std::string, std::string> options) {
+    const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
+    flashrnn::ProblemShape problem;
+    problem.heads = take_positive(options, "heads");
+    problem.head_dim = take_positive(options, "head-dim");
+    problem.batch = take_positive(options, "batch");
+    problem.time_steps = take_positive(options, "steps");
+    const std::string backend = take(options, "backend", "reference");
+    const std::string dtype = take(options, "dtype", "fp32");
+    no_options_left(options);
+    bytes_of(dtype);
+    if (backend != "reference") throw UsageError("backend '" + backend + "' is not built yet (reference)");
+    flashrnn::validate(problem);
+    const flashrnn::CellInfo info = flashrnn::cell_info(cell);
+    std::mt19937_64 rng(42);
+    const double r_scale = 1.0 / std::sqrt(static_cast<double>(problem.head_dim));
+    auto wx = random_tensor(flashrnn::sizes_of(flashrnn::gate_inputs_shape(info, problem)), rng, 1.0);
+    auto r = random_tensor(flashrnn::sizes_of(flashrnn::recurrent_weights_shape(info, problem)), rng, r_scale);
+    auto b = random_tensor(flashrnn::sizes_of(flashrnn::bias_shape(info, problem)), rng, 0.5);
+    auto s0 = random_tensor(flashrnn::sizes_of(flashrnn::states_shape(info, problem)), rng, 0.5);
+    const auto start = std::chrono::steady_clock::now();
+    const auto fwd = flashrnn::reference::forward(cell, problem, {wx.view(), r.view(), b.view(), s0.view()});
+    const auto mid = std::chrono::steady_clock::now();
+    auto d_states = random_tensor(fwd.states.shape, rng, 1.0);
+    const auto bwd = flashrnn::reference::backward(
+        cell, problem, {wx.view(), r.view(), b.view(), fwd.states.view(), d_states.view(), std::nullopt});
+    const auto end = std::chrono::steady_clock::now();
+    double norm = 0;
+    for (double v : bwd.d_recurrent_weights.values) norm += v * v;
+    std::printf("%s, %s, reference (CPU float64): forward %.3f ms, backward %.3f ms, |dR| = %.6g\n",
+                std::string(info.name).c_str(), flashrnn::to_string(problem).c_str(),
+                std::chrono::duration<double, std::milli>(mid - start).count(),
+                std::chrono::duration<double, std::milli>(end - mid).count(), std::sqrt(norm));
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string command = argc > 1 ? argv[1] : "";
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    try {
+        if (command == "tune") return tune(parse_options(argc, argv));
+        if (command == "run") return run(parse_options(argc, argv));
+        throw UsageError(command.empty() ? "missing command" : "unknown command '" + command + "'");
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "flashrnn: %s\n\n%s", e.what(), kUsage);
+        return 2;
+    } catch (const std::invalid_argument& e) {  // unknown cell or preset, impossible shape
+        std::fprintf(stderr, "%s\n", e.what());  // the library's messages name their source
+        return 2;
+    } catch (const std::exception& e) {  // no configuration fits, no GPU present
+        std::fprintf(stderr, "flashrnn: %s\n", e.what());
+        return 1;
+    }
+}
