@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs Gecode (Debian's fzn-gecode 6.2 through minizinc) on the classic problems of solver_bench,
-# same models (queens.mzn from the MiniZinc benchmarks, pigeonhole.mzn here), and prints its
-# solve time and nodes. Needs: apt-get install minizinc flatzinc.
+# The comparison table: runs ConstrINT's solver_bench and Gecode (Debian's fzn-gecode 6.2 through
+# minizinc) on the same classic problems (queens.mzn from the MiniZinc benchmarks, pigeonhole.mzn and
+# gemm_tiling.mzn here) and prints both side by side. Needs: apt-get install minizinc flatzinc, and
+# the build (./scripts/build.sh). Usage: examples/bench/gecode_compare.sh [BUILD_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 queens="${QUEENS_MZN:-$here/../../../shared/minizinc/queens/queens.mzn}"
+build="${1:-$here/../../build}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -18,11 +20,21 @@ run() {  # name, model, data assignment, fzn-gecode flags
   local nodes solvetime
   nodes=$(sed -n 's/^%%%mzn-stat: nodes=//p' "$tmp/out")
   solvetime=$(sed -n 's/^%%%mzn-stat: solveTime=//p' "$tmp/out")
-  printf '%-36s %10s nodes  %8.1f ms (solve)  %8.1f ms (wall)\n' "$name" "${nodes:-?}" \
-    "$(python3 -c "print(${solvetime:-0} * 1000)")" "$(python3 -c "print(($end - $start) * 1000)")"
+  printf '"%s",%s,%s\n' "$name" "${nodes:-?}" "$(python3 -c "print(${solvetime:-0} * 1000)")" >> "$tmp/gecode.csv"
 }
 
 run "queens 50, first solution" "$queens" "n=50" ""
 run "queens 12, all solutions" "$queens" "n=12" "-a"
 run "pigeonhole 10 into 9 (unsat)" "$here/pigeonhole.mzn" "n=10" ""
 run "GEMM tiling, all solutions" "$here/gemm_tiling.mzn" "" "-a"
+
+"$build/examples/bench/solver_bench" "$tmp/constrint.csv" > /dev/null
+python3 - "$tmp/constrint.csv" "$tmp/gecode.csv" <<'PY'
+import csv, sys
+ours = {row["case"]: row for row in csv.DictReader(open(sys.argv[1]))}
+print(f"{'problem':<32} {'ConstrINT ms':>12} {'nodes':>9} {'Gecode ms':>10} {'nodes':>9} {'time ratio':>10}")
+for name, nodes, ms in csv.reader(open(sys.argv[2])):
+    mine = next(row for case, row in ours.items() if case.startswith(name))
+    our_ms = float(mine["median_seconds"]) * 1e3
+    print(f"{name:<32} {our_ms:>12.1f} {mine['nodes']:>9} {float(ms):>10.1f} {nodes:>9} {our_ms / float(ms):>9.2f}x")
+PY
