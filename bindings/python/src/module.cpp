@@ -1,0 +1,172 @@
+// The `constrint._core` extension: the C++ API with Python operators and Python ints.
+#include "integer_caster.hpp"
+
+#include <constrint/constrint.hpp>
+#include <pybind11/functional.h>
+#include <pybind11/operators.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace constrint;
+
+namespace {
+
+Prefer prefer_from(const std::string& name) {
+    if (name == "min") return Prefer::Min;
+    if (name == "max") return Prefer::Max;
+    if (name == "split_low") return Prefer::SplitLow;
+    if (name == "split_high") return Prefer::SplitHigh;
+    throw py::value_error("prefer must be 'min', 'max', 'split_low' or 'split_high', got '" + name + "'");
+}
+
+VarOrder order_from(const std::string& name) {
+    if (name == "declaration") return VarOrder::Declaration;
+    if (name == "smallest") return VarOrder::SmallestDomain;
+    if (name == "most_constrained") return VarOrder::MostConstrained;
+    throw py::value_error("order must be 'declaration', 'smallest' or 'most_constrained', got '" + name + "'");
+}
+
+SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes, const std::string& order) {
+    SolveOptions options;
+    options.order = order_from(order);
+    if (timeout) {
+        if (!(*timeout > 0)) throw py::value_error("timeout must be a positive number of seconds");
+        options.time_limit_seconds = timeout;
+    }
+    options.node_limit = nodes;
+    return options;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "ConstrINT: an integer constraint solver with exact integers of any size.";
+    // The base first: pybind11 tries the translators registered last first.
+    const auto error = py::register_exception<Error>(m, "Error", PyExc_ValueError);
+    py::register_exception<ModelError>(m, "ModelError", error.ptr());
+    py::register_exception<ParseError>(m, "ParseError", error.ptr());
+
+    py::class_<Expr>(m, "Expr", "A term of a model: build it with + - * // % ** abs min max.")
+        .def(py::init<const Integer&>(), py::arg("constant"))
+        .def("__add__", [](const Expr& a, const Expr& b) { return a + b; }, py::is_operator())
+        .def("__radd__", [](const Expr& a, const Expr& b) { return b + a; }, py::is_operator())
+        .def("__sub__", [](const Expr& a, const Expr& b) { return a - b; }, py::is_operator())
+        .def("__rsub__", [](const Expr& a, const Expr& b) { return b - a; }, py::is_operator())
+        .def("__mul__", [](const Expr& a, const Expr& b) { return a * b; }, py::is_operator())
+        .def("__rmul__", [](const Expr& a, const Expr& b) { return b * a; }, py::is_operator())
+        .def("__floordiv__", [](const Expr& a, const Expr& b) { return a / b; }, py::is_operator())
+        .def("__rfloordiv__", [](const Expr& a, const Expr& b) { return b / a; }, py::is_operator())
+        .def("__mod__", [](const Expr& a, const Expr& b) { return a % b; }, py::is_operator())
+        .def("__rmod__", [](const Expr& a, const Expr& b) { return b % a; }, py::is_operator())
+        .def("__pow__", [](const Expr& a, long long k) { return pow(a, k); }, py::is_operator())
+        .def("__neg__", [](const Expr& a) { return -a; })
+        .def("__abs__", [](const Expr& a) { return abs(a); })
+        .def("__eq__", [](const Expr& a, const Expr& b) { return a == b; }, py::is_operator())
+        .def("__ne__", [](const Expr& a, const Expr& b) { return a != b; }, py::is_operator())
+        .def("__le__", [](const Expr& a, const Expr& b) { return a <= b; }, py::is_operator())
+        .def("__lt__", [](const Expr& a, const Expr& b) { return a < b; }, py::is_operator())
+        .def("__ge__", [](const Expr& a, const Expr& b) { return a >= b; }, py::is_operator())
+        .def("__gt__", [](const Expr& a, const Expr& b) { return a > b; }, py::is_operator())
+        .def("__bool__", [](const Expr&) -> bool {
+            throw py::type_error("a ConstrINT term has no truth value; use it in a constraint");
+        })
+        .def("__repr__", [](const Expr& e) { return to_cint(e); });
+    py::implicitly_convertible<Integer, Expr>();
+
+    py::class_<Var, Expr>(m, "Var", "A variable of a model.")
+        .def_property_readonly("name", &Var::name)
+        .def_property_readonly("index", &Var::index);
+
+    py::class_<Constraint>(m, "Constraint", "A constraint: combine with | (or) and & (and).")
+        .def("__or__", [](const Constraint& a, const Constraint& b) { return a | b; })
+        .def("__and__", [](const Constraint& a, const Constraint& b) { return a & b; })
+        .def("__bool__", [](const Constraint&) -> bool {
+            throw py::type_error("a ConstrINT constraint has no truth value; add it to a model");
+        })
+        .def("__repr__", [](const Constraint& c) { return to_cint(c); });
+
+    m.def("divides", &divides, py::arg("divisor"), py::arg("dividend"), "dividend % divisor == 0, divisor != 0.");
+    m.def("min", [](const Expr& a, const Expr& b) { return min(a, b); }, "The smaller of two terms.");
+    m.def("max", [](const Expr& a, const Expr& b) { return max(a, b); }, "The larger of two terms.");
+    m.def("member", [](const Expr& x, std::vector<Integer> values) { return member(x, Domain::values(std::move(values))); },
+          py::arg("term"), py::arg("values"), "The term takes one of the listed values.");
+
+    py::class_<Stats>(m, "Stats", "Search statistics.")
+        .def_readonly("nodes", &Stats::nodes)
+        .def_readonly("failures", &Stats::failures)
+        .def_readonly("propagations", &Stats::propagations)
+        .def_readonly("solutions", &Stats::solutions)
+        .def_readonly("seconds", &Stats::seconds)
+        .def("__repr__", [](const Stats& s) {
+            return "Stats(nodes=" + std::to_string(s.nodes) + ", failures=" + std::to_string(s.failures) +
+                   ", propagations=" + std::to_string(s.propagations) + ", seconds=" + std::to_string(s.seconds) + ")";
+        });
+
+    py::class_<Model>(m, "Model", "Variables, constraints, preferences and objectives.")
+        .def(py::init<>())
+        .def("int_var", py::overload_cast<std::string, const Integer&, const Integer&>(&Model::var), py::arg("name"),
+             py::arg("lo"), py::arg("hi"), "A new variable with values lo..hi (Python ints of any size).")
+        .def("int_var", py::overload_cast<std::string, std::vector<Integer>>(&Model::var), py::arg("name"),
+             py::arg("values"), "A new variable restricted to the listed values.")
+        .def("add", [](Model& self, const Constraint& c, const std::string& label) { return self.add(c, label); },
+             py::arg("constraint"), py::arg("label") = "", "Adds a constraint; returns its index.")
+        .def("__iadd__", [](Model& self, const Constraint& c) -> Model& {
+            self.add(c);
+            return self;
+        })
+        .def("__getitem__", [](const Model& self, const std::string& name) { return self.at(name); })
+        .def("maximize", &Model::maximize, py::arg("term"))
+        .def("minimize", &Model::minimize, py::arg("term"))
+        .def("prefer", [](Model& self, const Var& x, const std::string& how) { self.prefer(x, prefer_from(how)); },
+             py::arg("var"), py::arg("prefer"))
+        .def("search", &Model::search, py::arg("order"), "Decide these variables first, in this order.")
+        .def_property_readonly("variables", [](const Model& self) {
+            std::vector<Var> all;
+            for (std::size_t i = 0; i < self.variables().size(); ++i) all.push_back(self.at(static_cast<int>(i)));
+            return all;
+        })
+        .def("to_cint", [](const Model& self) { return write_cint(self); }, "The model as .cint text.");
+
+    py::class_<Solution>(m, "Solution", "Values of every variable of the model.")
+        .def("__getitem__", [](const Solution& s, const Var& x) { return s[x]; })
+        .def("__getitem__", [](const Solution& s, const std::string& name) { return s[name]; })
+        .def("evaluate", &Solution::evaluate, py::arg("term"))
+        .def_property_readonly("values", &Solution::values);
+
+    py::class_<Result>(m, "Result")
+        .def_property_readonly("status", [](const Result& r) { return std::string(to_string(r.status)); })
+        .def_readonly("solutions", &Result::solutions)
+        .def_readonly("stats", &Result::stats)
+        .def_readonly("stop_reason", &Result::stop_reason);
+
+    m.def("solve", [](const Model& model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+                      const std::string& order) {
+        const SolveOptions options = options_from(timeout, nodes, order);
+        py::gil_scoped_release release;
+        return solve(model, options);
+    }, py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+          py::arg("order") = "declaration");
+    m.def("solve_all", [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
+                          const std::string& order) {
+        const SolveOptions options = options_from(timeout, std::nullopt, order);
+        py::gil_scoped_release release;
+        return solve_all(model, limit, options);
+    }, py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
+          py::arg("order") = "declaration");
+    m.def("explain", [](const Model& model) -> std::optional<std::vector<std::string>> {
+        std::optional<Conflict> conflict;
+        {
+            py::gil_scoped_release release;
+            conflict = explain_conflict(model);
+        }
+        if (!conflict) return std::nullopt;
+        std::vector<std::string> texts;
+        for (std::size_t i : conflict->constraints) {
+            const ConstraintInfo& c = model.constraints()[i];
+            texts.push_back(c.origin.text.empty() ? to_cint(c.constraint) : c.origin.text);
+        }
+        return texts;
+    }, py::arg("model"), "The constraints of a small conflicting set, or None when the model has a solution.");
+    m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
+    m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
+}

@@ -1,0 +1,121 @@
+"""The Python package: operators, big integers both ways, solving, errors, the .cint format."""
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+import constrint as ci
+
+MODELS = Path(os.environ.get("CONSTRINT_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "examples" / "models"
+
+
+def test_the_issue_example():
+    m = ci.Model()
+    x = m.int_var("x", 1, 2**70)
+    y = m.int_var("y", [16, 32, 64, 128])
+    m += x * y <= 2**20
+    m += x % 16 == 0
+    m += (x == 64) | (y == 128)
+    m.maximize(x * y)
+    result = ci.solve(m, timeout=10.0)
+    assert result.status == "OPTIMAL"
+    best = result.solutions[-1]
+    assert best[x] * best[y] == 2**20
+    assert best[x] % 16 == 0
+    assert best[x] == 64 or best["y"] == 128
+
+
+def test_big_integers_cross_the_boundary_exactly():
+    m = ci.Model()
+    x = m.int_var("x", 1, 2**70)
+    y = m.int_var("y", 1, 2**70)
+    z = m.int_var("z", 1, 2**70)
+    m += x * y * z == 2**80 * 3**7
+    m.prefer(x, "max")
+    s = ci.solve(m).solutions[0]
+    assert s[x] == 2**70
+    assert s[x] * s[y] * s[z] == 2**80 * 3**7
+    assert isinstance(s[x], int)
+
+
+@pytest.mark.parametrize(
+    "build, check",
+    [
+        (lambda a, b: a + b == 3, lambda a, b: a + b == 3),
+        (lambda a, b: a - b == 1, lambda a, b: a - b == 1),
+        (lambda a, b: -a == b, lambda a, b: -a == b),
+        (lambda a, b: a * b == -2, lambda a, b: a * b == -2),
+        (lambda a, b: a // b == -1, lambda a, b: b != 0 and a // b == -1),
+        (lambda a, b: ci.divides(b, a), lambda a, b: b != 0 and a % b == 0),
+        (lambda a, b: a % b == 0, lambda a, b: b != 0 and a % b == 0),
+        (lambda a, b: a % b == 1, lambda a, b: b != 0 and a % b == 1),
+        (lambda a, b: a**2 == b + 1, lambda a, b: a**2 == b + 1),
+        (lambda a, b: abs(a) == b, lambda a, b: abs(a) == b),
+        (lambda a, b: ci.min(a, b) == 0, lambda a, b: min(a, b) == 0),
+        (lambda a, b: ci.max(a, b) == 2, lambda a, b: max(a, b) == 2),
+        (lambda a, b: a != b, lambda a, b: a != b),
+        (lambda a, b: a < b, lambda a, b: a < b),
+        (lambda a, b: a <= b, lambda a, b: a <= b),
+        (lambda a, b: a > b, lambda a, b: a > b),
+        (lambda a, b: a >= b, lambda a, b: a >= b),
+        (lambda a, b: (a == 1) | (b == -2), lambda a, b: a == 1 or b == -2),
+        (lambda a, b: (a >= 0) & (b >= a), lambda a, b: a >= 0 and b >= a),
+        (lambda a, b: ci.member(a, [-3, 0, 2]), lambda a, b: a in (-3, 0, 2)),
+        (lambda a, b: 7 - a * 2 == b, lambda a, b: 7 - a * 2 == b),
+    ],
+)
+def test_every_operator_against_brute_force(build, check):
+    m = ci.Model()
+    a = m.int_var("a", -3, 3)
+    b = m.int_var("b", -3, 3)
+    m += build(a, b)
+    found = sorted((s[a], s[b]) for s in ci.solve_all(m).solutions)
+    expected = sorted((x, y) for x, y in itertools.product(range(-3, 4), repeat=2) if check(x, y))
+    assert found == expected
+
+
+def test_errors_are_python_exceptions_with_the_cpp_message():
+    m = ci.Model()
+    x = m.int_var("x", 1, 10)
+    with pytest.raises(ci.ModelError, match="declared twice"):
+        m.int_var("x", 1, 2)
+    with pytest.raises(ci.ModelError, match="negative exponent"):
+        x ** -1
+    other = ci.Model()
+    y = other.int_var("y", 1, 2)
+    with pytest.raises(ci.ModelError, match="two different models"):
+        x + y
+    with pytest.raises(ci.ParseError, match=r"<string>:1:\d+:"):
+        ci.parse("x == ;")
+    with pytest.raises(ValueError, match="prefer must be"):
+        m.prefer(x, "biggest")
+    with pytest.raises(TypeError):
+        bool(x == 1)
+    with pytest.raises(TypeError):
+        m.int_var("z", 1.5, 3)
+
+
+def test_limits_and_unsatisfiable_models():
+    m = ci.Model()
+    pigeons = [m.int_var(f"p{i}", 1, 11) for i in range(12)]
+    for p, q in itertools.combinations(pigeons, 2):
+        m += p != q
+    stopped = ci.solve(m, nodes=500)
+    assert stopped.status == "UNKNOWN"
+    assert "node limit 500" in stopped.stop_reason
+    small = ci.Model()
+    a = small.int_var("a", 1, 3)
+    small.add(a >= 2, "a is large")
+    small.add(a <= 1, "a is small")
+    small.add(a != 3, "a is not 3")
+    assert ci.solve(small).status == "UNSATISFIABLE"
+    assert ci.explain(small) == ["a is large", "a is small"]
+
+
+def test_cint_files_load_and_write_back():
+    m = ci.load(str(MODELS / "send_more_money.cint"))
+    s = ci.solve(m).solutions[0]
+    assert [s[c] for c in "SENDMORY"] == [9, 5, 6, 7, 1, 0, 8, 2]
+    again = ci.parse(m.to_cint())
+    assert ci.solve(again).solutions[0].values == s.values
