@@ -119,3 +119,36 @@ def test_cint_files_load_and_write_back():
     assert [s[c] for c in "SENDMORY"] == [9, 5, 6, 7, 1, 0, 8, 2]
     again = ci.parse(m.to_cint())
     assert ci.solve(again).solutions[0].values == s.values
+
+
+def test_model_methods_as_in_the_guide():
+    m = ci.Model()
+    x = m.int_var("x", 1, 20)
+    y = m.int_var("y", 1, 20)
+    m += x + y == 10
+    sol = m.solve(timeout=5.0)
+    assert (sol[x], sol["y"]) == (1, 9)
+    assert sol.status == "SATISFIABLE"
+    assert sol.stats.nodes >= 1
+    firsts = [(s[x], s[y]) for s in m.solutions(limit=3)]
+    assert firsts == [(1, 9), (2, 8), (3, 7)]
+    assert len(list(m.solutions())) == 9
+    m += x > 50
+    assert m.solve() is None
+    assert m.explain() == ["x > 50"]  # alone it contradicts x in 1..20
+
+
+def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
+    import _thread
+    import threading
+
+    m = ci.Model()
+    pigeons = [m.int_var(f"p{i}", 1, 13) for i in range(14)]
+    for p, q in itertools.combinations(pigeons, 2):
+        m += p != q
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ci.solve(m, timeout=30.0)
+    timer.cancel()
+    assert ci.solve(m, nodes=100).status == "UNKNOWN"  # the model still works

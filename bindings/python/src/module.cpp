@@ -3,6 +3,9 @@
 
 #include <constrint/constrint.hpp>
 #include <pybind11/functional.h>
+
+#include <chrono>
+#include <memory>
 #include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
@@ -26,8 +29,36 @@ VarOrder order_from(const std::string& name) {
     throw py::value_error("order must be 'declaration', 'smallest' or 'most_constrained', got '" + name + "'");
 }
 
-SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes, const std::string& order) {
+// Ctrl-C during a solve: the search polls this; it takes the GIL at most every 50 ms to let Python
+// look for signals, and remembers a KeyboardInterrupt to raise once the solver has returned.
+struct InterruptCheck {
+    std::shared_ptr<bool> interrupted = std::make_shared<bool>(false);
+    std::shared_ptr<std::chrono::steady_clock::time_point> last =
+        std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+
+    bool operator()() const {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - *last < std::chrono::milliseconds(50)) return *interrupted;
+        *last = now;
+        py::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) {
+            PyErr_Clear();
+            *interrupted = true;
+        }
+        return *interrupted;
+    }
+    void raise_if_interrupted() const {
+        if (*interrupted) {
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+            throw py::error_already_set();
+        }
+    }
+};
+
+SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes, const std::string& order,
+                          const InterruptCheck& check) {
     SolveOptions options;
+    options.interrupt = check;
     options.order = order_from(order);
     if (timeout) {
         if (!(*timeout > 0)) throw py::value_error("timeout must be a positive number of seconds");
@@ -36,6 +67,42 @@ SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint
     options.node_limit = nodes;
     return options;
 }
+
+std::optional<std::vector<std::string>> explain_texts(const Model& model) {
+    std::optional<Conflict> conflict;
+    {
+        py::gil_scoped_release release;
+        conflict = explain_conflict(model);
+    }
+    if (!conflict) return std::nullopt;
+    std::vector<std::string> texts;
+    for (std::size_t i : conflict->constraints) {
+        const ConstraintInfo& c = model.constraints()[i];
+        texts.push_back(c.origin.text.empty() ? to_cint(c.constraint) : c.origin.text);
+    }
+    return texts;
+}
+
+// Model.solutions(): solutions one at a time from an incremental Solver.
+struct SolutionIterator {
+    std::shared_ptr<Solver> solver;
+    InterruptCheck check;
+    std::optional<std::uint64_t> limit;
+    std::uint64_t produced;
+
+    Solution next() {
+        if (limit && produced >= *limit) throw py::stop_iteration();
+        std::optional<Solution> s;
+        {
+            py::gil_scoped_release release;
+            s = solver->next();
+        }
+        check.raise_if_interrupted();
+        if (!s) throw py::stop_iteration();
+        ++produced;
+        return *s;
+    }
+};
 
 }  // namespace
 
@@ -125,9 +192,42 @@ PYBIND11_MODULE(_core, m) {
             for (std::size_t i = 0; i < self.variables().size(); ++i) all.push_back(self.at(static_cast<int>(i)));
             return all;
         })
-        .def("to_cint", [](const Model& self) { return write_cint(self); }, "The model as .cint text.");
+        .def("to_cint", [](const Model& self) { return write_cint(self); }, "The model as .cint text.")
+        .def("solve", [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+                         const std::string& order) -> py::object {
+            const InterruptCheck check;
+            const SolveOptions options = options_from(timeout, nodes, order, check);
+            Result result;
+            {
+                py::gil_scoped_release release;
+                result = constrint::solve(self, options);
+            }
+            check.raise_if_interrupted();
+            if (result.solutions.empty()) return py::none();
+            py::object best = py::cast(result.solutions.back());
+            best.attr("stats") = result.stats;
+            best.attr("status") = std::string(to_string(result.status));
+            return best;
+        }, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
+           "The first solution, or the optimum with objectives (with .stats and .status); None when there is\n"
+           "none or a limit stopped the search first (ci.solve(model) tells which).")
+        .def("solutions", [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
+                             const std::string& order) {
+            const InterruptCheck check;
+            return SolutionIterator{std::make_shared<Solver>(self, options_from(timeout, std::nullopt, order, check)),
+                                    check, limit, 0};
+        }, py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
+           "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
+        .def("explain", [](const Model& self) { return explain_texts(self); },
+             "The constraints of a small conflicting set, or None when the model has a solution.");
 
-    py::class_<Solution>(m, "Solution", "Values of every variable of the model.")
+    py::class_<SolutionIterator>(m, "SolutionIterator")
+        .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
+        .def("__next__", &SolutionIterator::next)
+        .def_property_readonly("status", [](const SolutionIterator& it) { return std::string(to_string(it.solver->status())); })
+        .def_property_readonly("stats", [](const SolutionIterator& it) { return it.solver->stats(); });
+
+    py::class_<Solution>(m, "Solution", py::dynamic_attr(), "Values of every variable of the model.")
         .def("__getitem__", [](const Solution& s, const Var& x) { return s[x]; })
         .def("__getitem__", [](const Solution& s, const std::string& name) { return s[name]; })
         .def("evaluate", &Solution::evaluate, py::arg("term"))
@@ -141,32 +241,31 @@ PYBIND11_MODULE(_core, m) {
 
     m.def("solve", [](const Model& model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
                       const std::string& order) {
-        const SolveOptions options = options_from(timeout, nodes, order);
-        py::gil_scoped_release release;
-        return solve(model, options);
+        const InterruptCheck check;
+        const SolveOptions options = options_from(timeout, nodes, order, check);
+        Result result;
+        {
+            py::gil_scoped_release release;
+            result = solve(model, options);
+        }
+        check.raise_if_interrupted();
+        return result;
     }, py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
           py::arg("order") = "declaration");
     m.def("solve_all", [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
                           const std::string& order) {
-        const SolveOptions options = options_from(timeout, std::nullopt, order);
-        py::gil_scoped_release release;
-        return solve_all(model, limit, options);
-    }, py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-          py::arg("order") = "declaration");
-    m.def("explain", [](const Model& model) -> std::optional<std::vector<std::string>> {
-        std::optional<Conflict> conflict;
+        const InterruptCheck check;
+        const SolveOptions options = options_from(timeout, std::nullopt, order, check);
+        Result result;
         {
             py::gil_scoped_release release;
-            conflict = explain_conflict(model);
+            result = solve_all(model, limit, options);
         }
-        if (!conflict) return std::nullopt;
-        std::vector<std::string> texts;
-        for (std::size_t i : conflict->constraints) {
-            const ConstraintInfo& c = model.constraints()[i];
-            texts.push_back(c.origin.text.empty() ? to_cint(c.constraint) : c.origin.text);
-        }
-        return texts;
-    }, py::arg("model"), "The constraints of a small conflicting set, or None when the model has a solution.");
+        check.raise_if_interrupted();
+        return result;
+    }, py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
+          py::arg("order") = "declaration");
+    m.def("explain", &explain_texts, py::arg("model"), "The constraints of a small conflicting set, or None when the model has a solution.");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,9 @@ struct SolveOptions {
     std::optional<std::uint64_t> failure_limit;   // failed nodes
     std::optional<double> time_limit_seconds;     // wall clock, checked during propagation too
     const std::atomic<bool>* cancel = nullptr;    // set to true from any thread to stop
+    // Polled at every node and every few hundred propagations; returning true stops the search
+    // ("interrupted"). For hosts that must look for signals themselves (Python's Ctrl-C).
+    std::function<bool()> interrupt;
 };
 
 enum class Status : std::uint8_t {
