@@ -152,3 +152,50 @@ def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
         ci.solve(m, timeout=30.0)
     timer.cancel()
     assert ci.solve(m, nodes=100).status == "UNKNOWN"  # the model still works
+
+
+def test_python_dash_m_runs_the_command_line_solver():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "constrint", str(MODELS / "send_more_money.cint")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "S = 9" in done.stdout and "Y = 2" in done.stdout
+    unsat = subprocess.run([sys.executable, "-m", "constrint", "solve", str(MODELS / "no_solution.cint")],
+                           capture_output=True, text=True, check=False)
+    assert unsat.returncode == 1
+    assert "UNSATISFIABLE" in unsat.stdout
+
+
+def test_random_small_models_against_brute_force():
+    import hypothesis  # Debian's python3-hypothesis, installed by scripts/install-deps.sh
+    st = hypothesis.strategies
+
+    ops = {
+        "+": (lambda a, b: a + b), "-": (lambda a, b: a - b), "*": (lambda a, b: a * b),
+    }
+    relations = {
+        "==": (lambda a, b: a == b), "!=": (lambda a, b: a != b), "<=": (lambda a, b: a <= b),
+        "<": (lambda a, b: a < b),
+    }
+
+    @hypothesis.settings(max_examples=150, deadline=None, derandomize=True)
+    @hypothesis.given(
+        lo=st.integers(-4, 1), width=st.integers(0, 5), op=st.sampled_from(sorted(ops)),
+        rel=st.sampled_from(sorted(relations)), constant=st.integers(-6, 6), op2=st.sampled_from(sorted(ops)),
+    )
+    def check(lo, width, op, rel, constant, op2):
+        hi = lo + width
+        m = ci.Model()
+        x, y, z = (m.int_var(n, lo, hi) for n in "xyz")
+        m += relations[rel](ops[op](x, y), ops[op2](z, constant))
+        found = sorted(tuple(s.values) for s in m.solutions())
+        rng = range(lo, hi + 1)
+        expected = sorted(
+            (a, b, c) for a in rng for b in rng for c in rng
+            if relations[rel](ops[op](a, b), ops[op2](c, constant))
+        )
+        assert found == expected
+
+    check()
