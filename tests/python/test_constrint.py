@@ -199,3 +199,18 @@ def test_random_small_models_against_brute_force():
         assert found == expected
 
     check()
+
+
+def test_the_type_stubs_name_everything_the_package_exports():
+    import ast
+
+    stub = Path(ci.__file__).with_name("__init__.pyi")
+    tree = ast.parse(stub.read_text())
+    declared = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    exported = {name for name in dir(ci) if not name.startswith("_") and name not in ("constrint",)}
+    assert exported - declared == set()
+    for cls in ("Model", "Solution", "Expr", "Result"):
+        methods = {n.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls for n in c.body
+                   if isinstance(n, ast.FunctionDef)}
+        public = {n for n in dir(getattr(ci, cls)) if not n.startswith("_")}
+        assert public - methods - {"stats", "status", "solutions", "stop_reason", "nodes"} == set(), cls
