@@ -214,3 +214,13 @@ def test_the_type_stubs_name_everything_the_package_exports():
                    if isinstance(n, ast.FunctionDef)}
         public = {n for n in dir(getattr(ci, cls)) if not n.startswith("_")}
         assert public - methods - {"stats", "status", "solutions", "stop_reason", "nodes"} == set(), cls
+
+
+def test_public_classes_and_functions_have_docstrings():
+    for name in ("Model", "Expr", "Var", "Constraint", "Solution", "Result", "Stats", "SolutionIterator"):
+        assert (getattr(ci, name).__doc__ or "").strip(), name
+    for name in ("solve", "solve_all", "explain", "load", "parse", "divides", "member", "min", "max"):
+        assert len((getattr(ci, name).__doc__ or "").splitlines()) >= 2, name  # signature + text
+    for method in ("int_var", "add", "maximize", "minimize", "prefer", "search", "solve", "solutions",
+                   "explain", "to_cint"):
+        assert len((getattr(ci.Model, method).__doc__ or "").strip().splitlines()) >= 2, method

@@ -181,11 +181,13 @@ PYBIND11_MODULE(_core, m) {
             self.add(c);
             return self;
         })
-        .def("__getitem__", [](const Model& self, const std::string& name) { return self.at(name); })
-        .def("maximize", &Model::maximize, py::arg("term"))
-        .def("minimize", &Model::minimize, py::arg("term"))
+        .def("__getitem__", [](const Model& self, const std::string& name) { return self.at(name); },
+             "The variable with this name (ModelError when there is none).")
+        .def("maximize", &Model::maximize, py::arg("term"), "Maximise a term (several objectives: lexicographic, in call order).")
+        .def("minimize", &Model::minimize, py::arg("term"), "Minimise a term (several objectives: lexicographic, in call order).")
         .def("prefer", [](Model& self, const Var& x, const std::string& how) { self.prefer(x, prefer_from(how)); },
-             py::arg("var"), py::arg("prefer"))
+             py::arg("var"), py::arg("prefer"),
+             "Value direction during search: 'min', 'max', 'split_low' or 'split_high'.")
         .def("search", &Model::search, py::arg("order"), "Decide these variables first, in this order.")
         .def_property_readonly("variables", [](const Model& self) {
             std::vector<Var> all;
@@ -221,7 +223,7 @@ PYBIND11_MODULE(_core, m) {
         .def("explain", [](const Model& self) { return explain_texts(self); },
              "The constraints of a small conflicting set, or None when the model has a solution.");
 
-    py::class_<SolutionIterator>(m, "SolutionIterator")
+    py::class_<SolutionIterator>(m, "SolutionIterator", "Solutions one at a time (Model.solutions).")
         .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
         .def("__next__", &SolutionIterator::next)
         .def_property_readonly("status", [](const SolutionIterator& it) { return std::string(to_string(it.solver->status())); })
@@ -230,10 +232,10 @@ PYBIND11_MODULE(_core, m) {
     py::class_<Solution>(m, "Solution", py::dynamic_attr(), "Values of every variable of the model.")
         .def("__getitem__", [](const Solution& s, const Var& x) { return s[x]; })
         .def("__getitem__", [](const Solution& s, const std::string& name) { return s[name]; })
-        .def("evaluate", &Solution::evaluate, py::arg("term"))
-        .def_property_readonly("values", &Solution::values);
+        .def("evaluate", &Solution::evaluate, py::arg("term"), "The value of any term of the model here.")
+        .def_property_readonly("values", &Solution::values, "The values of all variables, in declaration order.");
 
-    py::class_<Result>(m, "Result")
+    py::class_<Result>(m, "Result", "The outcome of ci.solve / ci.solve_all.")
         .def_property_readonly("status", [](const Result& r) { return std::string(to_string(r.status)); })
         .def_readonly("solutions", &Result::solutions)
         .def_readonly("stats", &Result::stats)
@@ -251,7 +253,9 @@ PYBIND11_MODULE(_core, m) {
         check.raise_if_interrupted();
         return result;
     }, py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
-          py::arg("order") = "declaration");
+          py::arg("order") = "declaration",
+          "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
+          "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
     m.def("solve_all", [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
                           const std::string& order) {
         const InterruptCheck check;
@@ -264,7 +268,8 @@ PYBIND11_MODULE(_core, m) {
         check.raise_if_interrupted();
         return result;
     }, py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-          py::arg("order") = "declaration");
+          py::arg("order") = "declaration",
+          "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
     m.def("explain", &explain_texts, py::arg("model"), "The constraints of a small conflicting set, or None when the model has a solution.");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
