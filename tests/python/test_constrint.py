@@ -224,3 +224,12 @@ def test_public_classes_and_functions_have_docstrings():
     for method in ("int_var", "add", "maximize", "minimize", "prefer", "search", "solve", "solutions",
                    "explain", "to_cint"):
         assert len((getattr(ci.Model, method).__doc__ or "").strip().splitlines()) >= 2, method
+
+
+def test_parse_errors_carry_file_line_and_column():
+    with pytest.raises(ci.ParseError) as caught:
+        ci.parse("x == 1;\ny <= ;\n", "model.cint")
+    assert (caught.value.file, caught.value.line) == ("model.cint", 2)
+    assert caught.value.column >= 1
+    assert str(caught.value).startswith(f"model.cint:2:{caught.value.column}: ")
+    assert isinstance(caught.value, ci.Error) and isinstance(caught.value, ValueError)

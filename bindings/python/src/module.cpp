@@ -111,7 +111,19 @@ PYBIND11_MODULE(_core, m) {
     // The base first: pybind11 tries the translators registered last first.
     const auto error = py::register_exception<Error>(m, "Error", PyExc_ValueError);
     py::register_exception<ModelError>(m, "ModelError", error.ptr());
-    py::register_exception<ParseError>(m, "ParseError", error.ptr());
+    // ParseError carries file, line and column as attributes besides its message.
+    static py::exception<ParseError> parse_error(m, "ParseError", error.ptr());
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const ParseError& e) {
+            py::object instance = py::reinterpret_borrow<py::object>(parse_error.ptr())(e.what());
+            instance.attr("file") = e.file();
+            instance.attr("line") = e.line();
+            instance.attr("column") = e.column();
+            PyErr_SetObject(parse_error.ptr(), instance.ptr());
+        }
+    });
 
     py::class_<Expr>(m, "Expr", "A term of a model: build it with + - * // % ** abs min max.")
         .def(py::init<const Integer&>(), py::arg("constant"))
