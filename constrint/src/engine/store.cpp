@@ -131,8 +131,6 @@ bool Store::propagate() {
         queued_[p] = false;
         if (!active_[p]) continue;
         if ((++propagations_ & 511) == 0 && stop_check_ && stop_check_()) {
-            ok = false;
-            current_ = -1;
             for (std::size_t i = queue_head_; i < queue_.size(); ++i) queued_[queue_[i]] = false;
             queue_.clear();
             queue_head_ = 0;
