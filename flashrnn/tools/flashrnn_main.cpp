@@ -22,7 +22,7 @@ usage:
   flashrnn run --cell CELL --heads NH --head-dim DH --batch B --steps T [--backend BACKEND] [--dtype DTYPE]
       run forward and backward on random data and print the time
 
-  GPU      a preset (h100_sxm, h200, a100_80gb, a40, rtx3090, l4) or 'device' (the GPU present)
+  GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   DTYPE    bf16 (default), fp16 or fp32
   BACKEND  tune: alternating (default); run: reference (default, CPU float64)

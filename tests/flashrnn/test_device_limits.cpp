@@ -76,8 +76,8 @@ TEST_CASE("tensor-core shapes per input type") {
 
 TEST_CASE("an unknown preset lists the valid names") {
     CHECK_THROWS_WITH_AS(
-        preset("h100"),
-        "flashrnn: unknown device preset 'h100' (valid presets: h100_sxm, h200, a100_80gb, a40, "
+        preset("h800"),
+        "flashrnn: unknown device preset 'h800' (valid presets: h100_sxm, h200, a100_80gb, a40, "
         "rtx3090, l4)",
         std::invalid_argument);
 }

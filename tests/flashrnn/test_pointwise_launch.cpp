@@ -54,3 +54,10 @@ TEST_CASE("pointwise launch: problems without elements are refused") {
     CHECK_THROWS_AS(choose_pointwise_launch(h100, {0, 64, 2}), std::invalid_argument);
     CHECK_THROWS_AS(choose_pointwise_launch(h100, {64, 64, 3}), std::invalid_argument);
 }
+
+TEST_CASE("device presets: the short names h100 and a100 are the SXM and 80 GB parts") {
+    CHECK(preset("h100").name == preset("h100_sxm").name);
+    CHECK(preset("h100").sm_count == 132);
+    CHECK(preset("a100").sm_count == 108);
+    CHECK_THROWS_WITH_AS(preset("h800"), doctest::Contains("valid presets: h100_sxm"), std::invalid_argument);
+}

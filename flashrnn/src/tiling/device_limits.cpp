@@ -92,6 +92,9 @@ std::span<const std::string_view> preset_names() {
 }
 
 DeviceLimits preset(std::string_view name) {
+    // Short names, as the tiling models and most people say them.
+    if (name == "h100") name = "h100_sxm";
+    if (name == "a100") name = "a100_80gb";
     if (name == "h100_sxm") return product(name, 9, 0, 132, 50 * MiB);
     if (name == "h200") return product(name, 9, 0, 132, 50 * MiB);
     if (name == "a100_80gb") return product(name, 8, 0, 108, 40 * MiB);
