@@ -2,6 +2,7 @@
 // status, time (median of several runs) and search statistics, and writes it as CSV.
 // Usage: solver_bench [CSV_PATH]   (gecode_compare.sh runs Gecode on the same problems)
 #include <constrint/constrint.hpp>
+#include "models/classic_models.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,32 +13,10 @@
 #include <vector>
 
 using namespace constrint;
+using constrint::examples::pigeonhole;
+using constrint::examples::queens;
 
 namespace {
-
-Model queens(int n) {
-    Model m;
-    std::vector<Var> q;
-    for (int i = 0; i < n; ++i) q.push_back(m.var("q" + std::to_string(i + 1), 1, n));
-    for (int i = 0; i < n; ++i) {
-        for (int j = i + 1; j < n; ++j) {
-            m.add(q[i] != q[j]);
-            m.add(q[i] + i != q[j] + j);
-            m.add(q[i] - i != q[j] - j);
-        }
-    }
-    return m;
-}
-
-Model pigeonhole(int pigeons, int holes) {
-    Model m;
-    std::vector<Var> p;
-    for (int i = 0; i < pigeons; ++i) p.push_back(m.var("p" + std::to_string(i + 1), 1, holes));
-    for (int i = 0; i < pigeons; ++i) {
-        for (int j = i + 1; j < pigeons; ++j) m.add(p[i] != p[j]);
-    }
-    return m;
-}
 
 // Tiles of a 4096 x 4096 x 4096 GEMM: block tile, K step, warp grid and pipeline depth.
 Model gemm_tiling() {

@@ -2,6 +2,8 @@
 #include <constrint/constrint.hpp>
 #include <doctest/doctest.h>
 
+#include "models/classic_models.hpp"
+
 #include <atomic>
 #include <functional>
 #include <set>
@@ -10,16 +12,6 @@
 using namespace constrint;
 
 namespace {
-
-Model pigeonhole(int pigeons) {
-    Model m;
-    std::vector<Var> p;
-    for (int i = 0; i < pigeons; ++i) p.push_back(m.var("p" + std::to_string(i), 1, pigeons - 1));
-    for (int i = 0; i < pigeons; ++i) {
-        for (int j = i + 1; j < pigeons; ++j) m.add(p[i] != p[j]);
-    }
-    return m;
-}
 
 std::string message_of(const std::function<void()>& f) {
     try {
@@ -74,13 +66,13 @@ TEST_CASE("a divisor that may be 0 is not 0 in any solution") {
 TEST_CASE("node and failure limits stop the search with UNKNOWN and say why") {
     SolveOptions options;
     options.node_limit = 1000;
-    const Result r = solve(pigeonhole(11), options);
+    const Result r = solve(examples::pigeonhole(11, 10), options);
     CHECK(r.status == Status::Unknown);
     CHECK(r.stop_reason == "node limit 1000 reached");
     CHECK(r.stats.nodes == 1000);
     SolveOptions failures;
     failures.failure_limit = 50;
-    const Result f = solve(pigeonhole(11), failures);
+    const Result f = solve(examples::pigeonhole(11, 10), failures);
     CHECK(f.status == Status::Unknown);
     CHECK(f.stop_reason == "failure limit 50 reached");
 }
@@ -88,7 +80,7 @@ TEST_CASE("node and failure limits stop the search with UNKNOWN and say why") {
 TEST_CASE("a time limit and cancellation stop a long search") {
     SolveOptions timed;
     timed.time_limit_seconds = 0.2;
-    const Result r = solve(pigeonhole(14), timed);
+    const Result r = solve(examples::pigeonhole(14, 13), timed);
     CHECK(r.status == Status::Unknown);
     CHECK(r.stop_reason.find("time limit") == 0);
     CHECK(r.stats.seconds < 2.0);
@@ -100,7 +92,7 @@ TEST_CASE("a time limit and cancellation stop a long search") {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         cancel = true;
     });
-    const Result c = solve(pigeonhole(14), cancellable);
+    const Result c = solve(examples::pigeonhole(14, 13), cancellable);
     stopper.join();
     CHECK(c.status == Status::Unknown);
     CHECK(c.stop_reason == "cancelled");

@@ -2,25 +2,14 @@
 #include <constrint/constrint.hpp>
 #include <doctest/doctest.h>
 
+#include "models/classic_models.hpp"
+
 #include <set>
 
 using namespace constrint;
+using constrint::examples::queens;
 
 namespace {
-
-Model queens(int n) {
-    Model m;
-    std::vector<Var> q;
-    for (int i = 0; i < n; ++i) q.push_back(m.var("q" + std::to_string(i), 1, n));
-    for (int i = 0; i < n; ++i) {
-        for (int j = i + 1; j < n; ++j) {
-            m.add(q[i] != q[j]);
-            m.add(q[i] + i != q[j] + j);
-            m.add(q[i] - i != q[j] - j);
-        }
-    }
-    return m;
-}
 
 bool is_queens_solution(const std::vector<Integer>& q) {
     for (std::size_t i = 0; i < q.size(); ++i) {
@@ -74,13 +63,7 @@ TEST_CASE("SEND + MORE = MONEY has the unique solution 9567 + 1085 = 10652") {
 }
 
 TEST_CASE("pigeonhole: 7 pigeons in 6 holes is unsatisfiable") {
-    Model m;
-    std::vector<Var> p;
-    for (int i = 0; i < 7; ++i) p.push_back(m.var("p" + std::to_string(i), 1, 6));
-    for (int i = 0; i < 7; ++i) {
-        for (int j = i + 1; j < 7; ++j) m.add(p[i] != p[j]);
-    }
-    const Result r = solve(m);
+    const Result r = solve(examples::pigeonhole(7, 6));
     CHECK(r.status == Status::Unsatisfiable);
     CHECK(r.solutions.empty());
     CHECK(r.stats.failures > 0);

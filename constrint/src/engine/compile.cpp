@@ -46,7 +46,7 @@ class Compiler {
     VarId aux(const Integer& lo, const Integer& hi) { return s_.new_var(Domain::range(lo, hi)); }
     Bounds bounds(VarId x) const { return {s_.min(x), s_.max(x)}; }
     bool empty(VarId x) const { return s_.dom(x).empty(); }
-    VarId division(const TermNode& n, VarId x, VarId y, bool want_quotient);
+    VarId division(VarId x, VarId y, bool want_quotient);
     void check_divisor(VarId y, const char* what) const;
 
     const Model& model_;
@@ -71,7 +71,7 @@ void Compiler::check_divisor(VarId y, const char* what) const {
 }
 
 // x = y * q + r with the remainder r of floor division; returns q or r.
-VarId Compiler::division(const TermNode&, VarId x, VarId y, bool want_quotient) {
+VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
     check_divisor(y, want_quotient ? "division" : "modulo");
     const Bounds a = bounds(x);
     const Integer& y_lo = s_.min(y);
@@ -143,8 +143,8 @@ VarId Compiler::var_of(const Expr& term) {
             s_.add_propagator(std::make_unique<Power>(z, x, k));
             break;
         }
-        case TermKind::Div: z = division(n, x, y, true); break;
-        case TermKind::Mod: z = division(n, x, y, false); break;
+        case TermKind::Div: z = division(x, y, true); break;
+        case TermKind::Mod: z = division(x, y, false); break;
         case TermKind::Abs: {
             const Integer abs_max = std::max(Integer(-a.lo), a.hi);
             z = aux(a.lo > 0 ? a.lo : a.hi < 0 ? Integer(-a.hi) : Integer(0), abs_max);
