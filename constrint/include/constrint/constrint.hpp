@@ -6,6 +6,7 @@
 #include "constrint/error.hpp"
 #include "constrint/explain.hpp"
 #include "constrint/expr.hpp"
+#include "constrint/flatzinc.hpp"
 #include "constrint/format.hpp"
 #include "constrint/integer.hpp"
 #include "constrint/model.hpp"

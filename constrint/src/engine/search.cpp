@@ -9,6 +9,17 @@ using engine::VarId;
 Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active, bool with_objectives)
     : model_(std::make_shared<const Model>(model)), options_(options), start_(std::chrono::steady_clock::now()) {
     compiled_ = engine::compile(*model_, active, with_objectives);
+    initialise();
+}
+
+Search::Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled, SolveOptions options,
+               std::vector<engine::Phase> phases)
+    : model_(std::move(model)), options_(std::move(options)), compiled_(std::move(compiled)),
+      phases_(std::move(phases)), start_(std::chrono::steady_clock::now()) {
+    initialise();
+}
+
+void Search::initialise() {
     engine::Store& store = compiled_->store;
     if (!compiled_->objectives.empty()) {
         std::vector<Sense> senses;
@@ -84,9 +95,36 @@ std::optional<VarId> Search::select_variable() const {
     return best;
 }
 
-std::pair<Search::Decision, Search::Decision> Search::branches(VarId x) const {
+std::optional<Search::Choice> Search::select_in_phases() const {
     const engine::Store& s = compiled_->store;
-    const Prefer prefer = x < compiled_->user_vars ? model_->variables()[x].prefer : Prefer::Min;
+    for (const engine::Phase& phase : phases_) {
+        std::optional<VarId> best;
+        for (VarId v : phase.vars) {
+            if (s.fixed(v)) continue;
+            if (!best) {
+                best = v;
+                if (phase.select == engine::VarSelect::InputOrder) break;
+                continue;
+            }
+            bool better = false;
+            switch (phase.select) {
+            case engine::VarSelect::InputOrder: break;
+            case engine::VarSelect::FirstFail: better = s.dom(v).size() < s.dom(*best).size(); break;
+            case engine::VarSelect::AntiFirstFail: better = s.dom(v).size() > s.dom(*best).size(); break;
+            case engine::VarSelect::Smallest: better = s.min(v) < s.min(*best); break;
+            case engine::VarSelect::Largest: better = s.max(v) > s.max(*best); break;
+            }
+            if (better) best = v;
+        }
+        if (best) return Choice{*best, phase.value};
+    }
+    return std::nullopt;
+}
+
+std::pair<Search::Decision, Search::Decision> Search::branches(const Choice& choice) const {
+    const engine::Store& s = compiled_->store;
+    const VarId x = choice.var;
+    const Prefer prefer = choice.prefer;
     using K = Decision::Kind;
     switch (prefer) {
     case Prefer::Min: return {{K::Equal, x, s.min(x)}, {K::NotEqual, x, s.min(x)}};
@@ -94,7 +132,9 @@ std::pair<Search::Decision, Search::Decision> Search::branches(VarId x) const {
     case Prefer::SplitLow:
     case Prefer::SplitHigh: {
         const Integer mid = floor_div(s.min(x) + s.max(x), 2);
-        Decision low{K::AtMost, x, mid}, high{K::AtLeast, x, mid + 1};
+        Integer above = mid;
+        above += 1;  // not `mid + 1` in the initializer: GCC 12 warns falsely there (-Warray-bounds)
+        Decision low{K::AtMost, x, mid}, high{K::AtLeast, x, std::move(above)};
         return prefer == Prefer::SplitLow ? std::pair{low, high} : std::pair{high, low};
     }
     }
@@ -160,8 +200,14 @@ std::optional<Solution> Search::next() {
                 finish(false);
                 return std::nullopt;
             }
-            const std::optional<VarId> x = select_variable();
-            if (!x) {  // every variable fixed: a solution
+            std::optional<Choice> choice = select_in_phases();
+            if (!choice) {
+                if (const std::optional<VarId> x = select_variable()) {
+                    const Prefer prefer = *x < compiled_->user_vars ? model_->variables()[*x].prefer : Prefer::Min;
+                    choice = Choice{*x, prefer};
+                }
+            }
+            if (!choice) {  // every variable fixed: a solution
                 std::vector<Integer> values(compiled_->user_vars);
                 for (int v = 0; v < compiled_->user_vars; ++v) values[v] = s.value(v);
                 if (bound_) {
@@ -176,7 +222,7 @@ std::optional<Solution> Search::next() {
                 return Solution(std::move(values), model_);
             }
             ++stats_.nodes;
-            auto [left, right] = branches(*x);
+            auto [left, right] = branches(*choice);
             s.push_level();
             open_.push_back(std::move(right));
             stats_.max_depth = std::max<std::uint64_t>(stats_.max_depth, open_.size());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "constrint/solver.hpp"
+#include "engine/branching.hpp"
 #include "engine/compile.hpp"
 #include "propagators/objective_bound.hpp"
 
@@ -14,6 +15,11 @@ class Search {
     // `active` selects the constraints to post (all when empty); explanations use it.
     Search(const Model& model, SolveOptions options, const std::vector<bool>& active = {},
            bool with_objectives = true);
+    // A model whose store was built elsewhere: the FlatZinc front end posts its propagators straight
+    // into `compiled` (whose first variables are the model's). The phases are branched on first, in
+    // order; then every variable left, in the default order.
+    Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled, SolveOptions options,
+           std::vector<engine::Phase> phases);
 
     std::optional<Solution> next();
     Status status() const { return status_; }
@@ -28,9 +34,16 @@ class Search {
         Integer value;
     };
 
+    struct Choice {
+        engine::VarId var;
+        Prefer prefer;
+    };
+
+    void initialise();
     bool apply(const Decision& d);
+    std::optional<Choice> select_in_phases() const;
     std::optional<engine::VarId> select_variable() const;
-    std::pair<Decision, Decision> branches(engine::VarId x) const;
+    std::pair<Decision, Decision> branches(const Choice& choice) const;
     bool backtrack();  // to the next open branch; false when the tree is exhausted
     bool limit_reached();
     void finish(bool exhausted);
@@ -41,6 +54,7 @@ class Search {
     std::unique_ptr<engine::Compiled> compiled_;
     engine::ObjectiveBound* bound_ = nullptr;
     int bound_id_ = -1;
+    std::vector<engine::Phase> phases_;
     std::vector<engine::VarId> order_;  // the static decision order
     std::vector<Decision> open_;        // per depth: the branch still to try
     std::chrono::steady_clock::time_point start_;

@@ -1,0 +1,56 @@
+#include "propagators/all_different.hpp"
+
+#include <algorithm>
+
+namespace constrint::engine {
+
+PropStatus AllDifferent::propagate(Store& s) {
+    // Removing a value can fix another variable: repeat until no new variable is fixed.
+    std::vector<bool> done(vars_.size(), false);
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (std::size_t i = 0; i < vars_.size(); ++i) {
+            if (done[i] || !s.fixed(vars_[i])) continue;
+            done[i] = true;
+            progress = true;
+            const Integer value = s.value(vars_[i]);
+            for (std::size_t j = 0; j < vars_.size(); ++j) {
+                if (j == i) continue;
+                if (vars_[j] == vars_[i] || !s.remove(vars_[j], value)) return PropStatus::Fail;
+            }
+        }
+    }
+    // Pigeonhole over the hull of the open variables: n variables need n values.
+    std::size_t open = 0;
+    const Integer* lo = nullptr;
+    const Integer* hi = nullptr;
+    for (std::size_t i = 0; i < vars_.size(); ++i) {
+        if (done[i]) continue;
+        ++open;
+        if (!lo || s.min(vars_[i]) < *lo) lo = &s.min(vars_[i]);
+        if (!hi || s.max(vars_[i]) > *hi) hi = &s.max(vars_[i]);
+    }
+    if (open == 0) return PropStatus::Subsumed;
+    if (*hi - *lo + 1 < open) return PropStatus::Fail;
+    return PropStatus::Ok;
+}
+
+Entailment AllDifferent::entailment(const Store& s) const {
+    std::vector<Integer> values;
+    values.reserve(vars_.size());
+    for (VarId x : vars_) {
+        if (!s.fixed(x)) return Entailment::Unknown;
+        values.push_back(s.value(x));
+    }
+    std::sort(values.begin(), values.end());
+    return std::adjacent_find(values.begin(), values.end()) == values.end() ? Entailment::True : Entailment::False;
+}
+
+std::vector<Subscription> AllDifferent::subscriptions() const {
+    std::vector<Subscription> subs;
+    subs.reserve(vars_.size());
+    for (VarId x : vars_) subs.push_back({x, Event::Fixed});
+    return subs;
+}
+
+}  // namespace constrint::engine

@@ -1,0 +1,94 @@
+// fzn-constrint: ConstrINT as a FlatZinc solver, the executable MiniZinc runs (constrint.msc).
+#include <constrint/constrint.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: fzn-constrint [options] model.fzn\n"
+    "  -a          all solutions (satisfaction), every improving solution (optimisation)\n"
+    "  -n N        stop after N solutions\n"
+    "  -s          print statistics (%%%mzn-stat: lines)\n"
+    "  -t MS       time limit in milliseconds\n"
+    "  -f          free search: ignore the search annotations\n"
+    "  -p N        threads (accepted; the search runs on one thread)\n"
+    "  -r SEED     random seed (accepted; the search is deterministic)\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+    std::cerr << "fzn-constrint: " << message << "\n" << kUsage;
+    std::exit(2);
+}
+
+unsigned long long number_argument(int argc, char** argv, int& i, const std::string& flag) {
+    if (i + 1 >= argc) usage_error(flag + " expects a number");
+    const std::string text = argv[++i];
+    std::size_t used = 0;
+    unsigned long long value = 0;
+    try {
+        value = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty() || text[0] == '-') usage_error(flag + " expects a non-negative number, got '" + text + "'");
+    return value;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    constrint::FlatZincOptions options;
+    std::string file;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-a" || arg == "--all-solutions") {
+            options.all_solutions = true;
+        } else if (arg == "-n" || arg == "--num-solutions") {
+            options.solution_limit = number_argument(argc, argv, i, arg);
+        } else if (arg == "-s" || arg == "--statistics") {
+            options.statistics = true;
+        } else if (arg == "-t" || arg == "--time-limit") {
+            options.time_limit_seconds = static_cast<double>(number_argument(argc, argv, i, arg)) / 1000.0;
+        } else if (arg == "-f" || arg == "--free-search") {
+            options.free_search = true;
+        } else if (arg == "-p" || arg == "--parallel") {
+            options.threads = static_cast<int>(number_argument(argc, argv, i, arg));
+        } else if (arg == "-r" || arg == "--random-seed") {
+            number_argument(argc, argv, i, arg);
+        } else if (arg == "-h" || arg == "--help") {
+            std::cout << kUsage;
+            return 0;
+        } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+            usage_error("unknown option '" + arg + "'");
+        } else if (!file.empty()) {
+            usage_error("more than one model file");
+        } else {
+            file = arg;
+        }
+    }
+    if (file.empty()) usage_error("no model file");
+
+    std::stringstream text;
+    if (file == "-") {
+        text << std::cin.rdbuf();
+    } else {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) {
+            std::cerr << "fzn-constrint: cannot open '" << file << "'\n";
+            return 1;
+        }
+        text << in.rdbuf();
+    }
+    try {
+        constrint::solve_flatzinc(text.str(), file == "-" ? "<stdin>" : file, options, std::cout);
+    } catch (const constrint::Error& e) {
+        std::cout.flush();
+        std::cerr << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
