@@ -1,0 +1,147 @@
+// The fused kernels' compile-time configuration, chosen by ConstrINT: the tiling of the recurrent
+// product over batch, the parallel dimension and the accumulated dimension, into mma tiles, warps,
+// blocks and loops (the paper's E/W/B/L factors, App. B), with R held in registers and shared memory.
+//
+// Forward, per head: gates[b, :] = R s0[b, :], R of G_rec * DH rows (gate units, parallel) and DH
+// columns (state units, accumulated). Backward: ds0[b, :] = R^T dg[b, :], DH rows (state units,
+// parallel) and G_rec * DH columns (gate units, accumulated). The kernel multiplies with mma.sync:
+// R (or R^T) is the A operand (m rows x k columns), the batch is the n dimension.
+#pragma once
+
+#include "flashrnn/cells/registry.hpp"
+#include "flashrnn/device_limits.hpp"
+#include "flashrnn/dtype.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flashrnn {
+
+enum class FusedPass { forward, backward };
+
+std::string_view to_string(FusedPass pass);
+
+// Every compile-time choice of one fused kernel (the kernel-traits struct of CUTLASS / FlashAttention).
+// "Rows" are the parallel dimension of the product (forward: gate units, backward: state units);
+// "k" is the accumulated one (forward: state units, backward: gate units). Rows of a block are
+// unit-major: row = unit * rows_per_unit + gate, so that a block holds every gate of its units.
+struct FusedKernelTraits {
+    // The problem the traits were solved for.
+    FusedPass pass = FusedPass::forward;
+    Cell cell = Cell::lstm;
+    DType dtype = DType::bf16;
+    int head_dim = 0;
+    int heads = 0;
+    int batch = 0;
+    int num_states = 0;            // states of the cell (S)
+    int num_gates = 0;             // bias rows (G)
+    int num_recurrent_gates = 0;   // blocks of R (G_rec)
+    int compute_capability = 0;    // the architecture the configuration was solved for
+
+    // The tensor-core instruction: mma.sync m{mma_m}n{mma_n}k{mma_k}, fp32 accumulation.
+    int mma_m = 0, mma_n = 0, mma_k = 0;
+    int element_bytes = 0;         // bytes of one element of R in registers and shared memory
+
+    // The rows of one head (forward: G_rec * DH, backward: DH) and the accumulated length.
+    int rows_per_unit = 0;         // forward: G_rec, backward: 1
+    int rows = 0;
+    int k_length = 0;
+
+    // Grid: heads_per_launch * batch_blocks * row_blocks * k_blocks blocks per launch.
+    int heads_per_launch = 0;      // heads of one launch (divides NH); launches = NH / heads_per_launch
+    int launches = 0;
+    int batch_blocks = 0;          // blocks along the batch, each with its own copy of its part of R
+    int row_blocks = 0;            // blocks along the rows (the paper's B_G forward, B_S backward)
+    int k_blocks = 0;              // blocks along the accumulated dimension (partial sums through memory)
+    bool cooperative = false;      // a head spans several blocks: grid-wide barrier each step
+
+    // One block.
+    int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)
+    int row_tiles_per_block = 0;   // mma_m-row tiles of the block (its rows rounded up to tiles)
+    int k_tiles_per_block = 0;     // mma_k-column tiles of the block's accumulated slice
+    int batch_tiles_per_block = 0; // mma_n-wide batch tiles per block (the batch padded to tiles)
+    int row_warps = 0;             // warps along the rows
+    int k_warps = 0;               // warps along the accumulated dimension (summed in shared memory)
+    int threads_per_block = 0;
+
+    // One warp: a row_tiles_per_warp x k_tiles_per_warp patch of R tiles, looped over; of each row
+    // tile's k tiles the first k_tiles_in_registers are held in registers, the rest in shared memory.
+    int row_tiles_per_warp = 0;
+    int k_tiles_per_warp = 0;
+    int k_tiles_in_registers = 0;
+    int k_tiles_in_shared_memory = 0;
+
+    // What the model estimates (the compiler's report may differ; see FusedTilingRequest::feedback).
+    int registers_per_thread = 0;
+    int r_registers_per_thread = 0;
+    std::int64_t shared_memory_bytes = 0;      // dynamic shared memory per block
+    std::int64_t r_shared_memory_bytes = 0;    // the part of it that holds R
+
+    friend bool operator==(const FusedKernelTraits&, const FusedKernelTraits&) = default;
+
+    // The compile-time constants as (name, value), names prefixed FLASHRNN_FUSED_.
+    std::vector<std::pair<std::string, std::int64_t>> defines() const;
+    // The constants as C++ for NVRTC: a struct FusedTraits of static constexpr members.
+    std::string to_source() const;
+    // The constants as compiler options "-DNAME=VALUE".
+    std::vector<std::string> compiler_options() const;
+    // A canonical one-line text of every choice: equal keys mean equal kernels (the cache key).
+    std::string key() const;
+};
+
+// What the compiler reported for a configuration: the register-count feedback of the paper's Fig. 5.
+struct RegisterFeedback {
+    FusedKernelTraits traits;
+    int registers_per_thread = 0;
+    std::int64_t spill_bytes = 0;  // bytes of spill stores per thread (0: no spill)
+};
+
+struct FusedTilingRequest {
+    FusedPass pass = FusedPass::forward;
+    Cell cell = Cell::lstm;
+    DType dtype = DType::bf16;
+    int heads = 1;
+    int head_dim = 0;
+    int batch = 1;
+    // The paper's choice (App. D): a quarter of the 1024 threads a block may have; R does not need
+    // more, and a smaller block syncs faster.
+    int max_threads_per_block = 256;
+    // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
+    // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
+    int overhead_registers_per_thread = 40;
+    // Reports of earlier compilations: a spilling configuration is excluded together with every
+    // configuration holding at least as many R tiles in registers per warp; a report without spills
+    // calibrates the overhead estimate.
+    std::vector<RegisterFeedback> feedback;
+};
+
+struct FusedTilingResult {
+    FusedKernelTraits traits;
+    double solve_seconds = 0;
+    std::uint64_t search_nodes = 0;
+};
+
+// Thrown when no configuration exists; what() says in words which limits conflict, with numbers.
+struct FusedTilingError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Solves the model. Throws std::invalid_argument for a malformed request (no heads, no mma for the
+// dtype on this architecture) and FusedTilingError when nothing fits.
+FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request);
+
+// Whether a configuration exists (no explanation is computed: for scans over sizes).
+bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& request);
+
+// A multi-line human-readable description of the traits (for `flashrnn tune`).
+std::string describe(const FusedKernelTraits& traits);
+
+// The request tightened by one compiler report (appends it to feedback and recalibrates).
+FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report);
+
+}  // namespace flashrnn

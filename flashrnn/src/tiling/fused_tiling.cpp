@@ -1,0 +1,388 @@
+// The fused kernels' tiling model (paper 5.4, App. B and D) built with ConstrINT's C++ API.
+#include "flashrnn/fused_tiling.hpp"
+
+#include <constrint/constrint.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace flashrnn {
+namespace {
+
+using constrint::Expr;
+using constrint::Integer;
+using constrint::Var;
+
+constexpr int kPadElements = 8;        // per row of the operand buffer: staggers shared-memory banks
+constexpr int kRegisterBytes = 4;
+
+std::string bytes_text(std::int64_t bytes) {
+    char text[64];
+    if (bytes >= 1024 * 1024) std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    else if (bytes >= 1024) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+    else std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    return text;
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+MmaInput mma_input_of(DType dtype) {
+    switch (dtype) {
+    case DType::fp32:
+        return MmaInput::tf32;
+    case DType::bf16:
+        return MmaInput::bf16;
+    case DType::fp16:
+        return MmaInput::fp16;
+    }
+    throw std::invalid_argument("fused tiling: invalid DType");
+}
+
+// The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
+struct Problem {
+    FusedTilingRequest request;
+    CellInfo cell;
+    MmaShape mma{};
+    int element_bytes = 0;
+    int rows_per_unit = 0;     // rows of the product per state unit
+    std::int64_t rows = 0;     // per head
+    std::int64_t k_length = 0; // per head
+    std::int64_t k_tiles = 0;
+    std::int64_t batch_tiles = 0;
+    int max_warps = 0;
+    int tile_registers = 0;        // registers per thread of one R tile (the A fragment)
+    int accumulator_registers = 0; // registers per thread of one mma_m x mma_n fp32 accumulator
+    int operand_registers = 0;     // registers per thread of one B fragment (state / gate gradients)
+    int overhead_registers = 0;
+};
+
+Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request) {
+    if (request.heads <= 0 || request.head_dim <= 0 || request.batch <= 0)
+        throw std::invalid_argument("fused tiling: heads, head dimension and batch must be positive (NH " +
+                                    str(request.heads) + ", DH " + str(request.head_dim) + ", B " +
+                                    str(request.batch) + ")");
+    if (request.max_threads_per_block < limits.warp_size)
+        throw std::invalid_argument("fused tiling: max_threads_per_block " + str(request.max_threads_per_block) +
+                                    " is less than a warp (" + str(limits.warp_size) + ")");
+    Problem p;
+    p.request = request;
+    p.cell = cell_info(request.cell);
+    const auto mma = limits.mma_shape(mma_input_of(request.dtype));
+    if (!mma)
+        throw std::invalid_argument("fused tiling: " + limits.name + " (sm_" + str(limits.compute_capability()) +
+                                    ") has no mma.sync for " + std::string(to_string(request.dtype)) +
+                                    " (sm_80 or newer needed)");
+    p.mma = *mma;
+    p.element_bytes = bytes_of(request.dtype);
+    const bool forward = request.pass == FusedPass::forward;
+    const std::int64_t dh = request.head_dim, g_rec = p.cell.num_recurrent_gates;
+    p.rows_per_unit = forward ? static_cast<int>(g_rec) : 1;
+    p.rows = p.rows_per_unit * dh;
+    p.k_length = forward ? dh : g_rec * dh;
+    p.k_tiles = ceil_div(p.k_length, p.mma.k);
+    p.batch_tiles = ceil_div(request.batch, p.mma.n);
+    p.max_warps = std::min(request.max_threads_per_block, limits.max_threads_per_block) / limits.warp_size;
+    const int lane_bytes = limits.warp_size * kRegisterBytes;
+    p.tile_registers = p.mma.m * p.mma.k * p.element_bytes / lane_bytes;
+    p.accumulator_registers = p.mma.m * p.mma.n * 4 / lane_bytes;
+    p.operand_registers = p.mma.k * p.mma.n * p.element_bytes / lane_bytes;
+    p.overhead_registers = request.overhead_registers_per_thread;
+    return p;
+}
+
+// The model's variables (the decisions and the quantities derived from them).
+struct Variables {
+    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps, k_tiles_in_registers;
+    Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
+    Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
+    Var shared_memory_bytes;
+    Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
+};
+
+// `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty.
+void ceil_split(constrint::Model& m, const Expr& count, const Var& parts, const Var& per_part,
+                const std::string& what) {
+    m.add(parts * per_part >= count, what + ": the parts cover every tile");
+    m.add(parts * (per_part - 1) < count, what + ": as few tiles per part as that allows");
+}
+
+struct BuiltModel {
+    constrint::Model model;
+    Variables v;
+};
+
+BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
+    const FusedTilingRequest& r = p.request;
+    const bool forward = r.pass == FusedPass::forward;
+    constrint::Model m;
+    const std::int64_t dh = r.head_dim;
+    const std::string rows_name = forward ? "gate units" : "state units";
+    const std::string k_name = forward ? "state units" : "gate units";
+
+    auto var = [&](const char* name, std::int64_t lo, std::int64_t hi) { return m.var(name, lo, hi); };
+    Variables v{
+        var("heads_per_launch", 1, r.heads),
+        var("cooperative", 0, 1),
+        var("k_blocks", 1, p.k_tiles),
+        var("row_blocks", 1, dh),
+        var("batch_blocks", 1, p.batch_tiles),
+        var("warps", 1, p.max_warps),
+        var("row_warps", 1, p.max_warps),
+        var("k_tiles_in_registers", 0, p.k_tiles),
+        var("units_per_block", 1, dh),
+        var("row_tiles_per_block", 1, ceil_div(p.rows, p.mma.m)),
+        var("k_tiles_per_block", 1, p.k_tiles),
+        var("batch_tiles_per_block", 1, p.batch_tiles),
+        var("k_warps", 1, p.max_warps),
+        var("row_tiles_per_warp", 1, ceil_div(p.rows, p.mma.m)),
+        var("k_tiles_per_warp", 1, p.k_tiles),
+        var("registers_per_thread", 1, limits.max_registers_per_thread),
+        var("allocated_registers_per_thread", 1, limits.max_registers_per_thread + 8),
+        var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
+        Expr(0), Expr(0), Expr(0), Expr(0),
+    };
+
+    // Heads: each launch takes the same number of heads.
+    m.add(constrint::divides(v.heads_per_launch, Expr(r.heads)),
+          "the heads of a launch divide the " + str(r.heads) + " heads");
+
+    // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks.
+    ceil_split(m, Expr(p.batch_tiles), v.batch_blocks, v.batch_tiles_per_block,
+               "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n));
+
+    // Rows: a block computes whole state units (every gate of them forward), unit-major.
+    m.add(v.row_blocks * v.units_per_block == Expr(dh),
+          "the row blocks split the " + str(dh) + " units of a head evenly");
+    const Expr rows_per_block = p.rows_per_unit * v.units_per_block;
+    m.add(v.row_tiles_per_block * p.mma.m >= rows_per_block, "a block's rows fit in its row tiles");
+    m.add((v.row_tiles_per_block - 1) * p.mma.m < rows_per_block, "a block has no empty row tile");
+    m.add((v.row_blocks == 1) | (v.row_tiles_per_block * p.mma.m == rows_per_block),
+          "a head split over row blocks splits on whole " + str(p.mma.m) + "-row tiles (" +
+              str(p.rows_per_unit) + " rows per unit)");
+
+    // The accumulated dimension: k tiles split evenly over blocks (partial sums meet in memory).
+    m.add(v.k_blocks * v.k_tiles_per_block == Expr(p.k_tiles),
+          "the k blocks split the " + str(p.k_tiles) + " k tiles (" + str(p.k_length) + " " + k_name + " / " +
+              str(p.mma.k) + ") evenly");
+
+    // Warps: row_warps x k_warps, none without a tile; each loops over its patch of R tiles.
+    m.add(v.warps == v.row_warps * v.k_warps, "warps = row warps x k warps");
+    m.add(v.row_warps <= v.row_tiles_per_block, "no row warp without a row tile");
+    m.add(v.k_warps <= v.k_tiles_per_block, "no k warp without a k tile");
+    ceil_split(m, v.row_tiles_per_block, v.row_warps, v.row_tiles_per_warp, "row tiles over row warps");
+    ceil_split(m, v.k_tiles_per_block, v.k_warps, v.k_tiles_per_warp, "k tiles over k warps");
+    m.add(v.k_tiles_in_registers <= v.k_tiles_per_warp, "R tiles in registers are tiles of the warp");
+
+    // Registers per thread: R's fragments, the accumulators of one row tile over the block's batch,
+    // one operand fragment and the rest of the kernel.
+    v.r_registers_per_thread = p.tile_registers * v.row_tiles_per_warp * v.k_tiles_in_registers;
+    m.add(v.registers_per_thread == v.r_registers_per_thread +
+                                        p.accumulator_registers * v.batch_tiles_per_block +
+                                        (p.operand_registers + p.overhead_registers),
+          "registers per thread = " + str(p.tile_registers) + " per R tile in registers + " +
+              str(p.accumulator_registers) + " per batch tile of accumulators + " +
+              str(p.operand_registers + p.overhead_registers) + " for the rest of the kernel");
+    const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
+    m.add(v.allocated_registers_per_thread % granule == 0,
+          "registers are allocated in units of " + str(limits.register_allocation_unit_per_warp) + " per warp");
+    m.add(v.allocated_registers_per_thread >= v.registers_per_thread, "allocated registers cover the used ones");
+    m.add(v.allocated_registers_per_thread < v.registers_per_thread + granule, "registers are allocated tightly");
+    m.add(v.registers_per_thread <= limits.max_registers_per_thread,
+          "at most " + str(limits.max_registers_per_thread) + " registers per thread");
+    m.add(v.warps * limits.warp_size * v.allocated_registers_per_thread <=
+              std::min(limits.max_registers_per_block, limits.registers_per_sm),
+          "a block has at most " + str(std::min(limits.max_registers_per_block, limits.registers_per_sm)) +
+              " registers (" + bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) + ")");
+
+    // Shared memory: R's tiles not in registers, the operand (state) slice of the block with a
+    // padded row, the fp32 partial products of each k warp, the fp32 states of the block's units,
+    // the fp32 bias of its rows (forward).
+    const std::int64_t tile_bytes = std::int64_t(p.mma.m) * p.mma.k * p.element_bytes;
+    v.r_shared_memory_bytes =
+        tile_bytes * v.warps * v.row_tiles_per_warp * (v.k_tiles_per_warp - v.k_tiles_in_registers);
+    const Expr batch_rows = p.mma.n * v.batch_tiles_per_block;
+    const Expr operand_bytes = (p.mma.k * v.k_tiles_per_block + kPadElements) * batch_rows * p.element_bytes;
+    const Expr partial_bytes = 4 * v.k_warps * p.mma.m * v.row_tiles_per_block * batch_rows;
+    const Expr state_bytes = 4 * p.cell.num_states * v.units_per_block * batch_rows;
+    const Expr bias_bytes = forward ? Expr(4 * p.mma.m) * v.row_tiles_per_block : Expr(0);
+    m.add(v.shared_memory_bytes == v.r_shared_memory_bytes + operand_bytes + partial_bytes + state_bytes + bias_bytes,
+          "shared memory = R tiles not in registers (" + bytes_text(tile_bytes) +
+              " each) + state operands + fp32 partial products + fp32 states" + (forward ? " + fp32 bias" : ""));
+    m.add(v.shared_memory_bytes <= limits.shared_memory_per_block_optin,
+          "a block has at most " + bytes_text(limits.shared_memory_per_block_optin) + " of shared memory");
+    m.add(v.shared_memory_bytes + limits.reserved_shared_memory_per_block <= limits.shared_memory_per_sm,
+          "a block and its reserved " + bytes_text(limits.reserved_shared_memory_per_block) + " fit in the " +
+              bytes_text(limits.shared_memory_per_sm) + " of an SM");
+
+    // Grid: a head over several blocks synchronises them every step, so they must all be resident:
+    // one block per SM (a block may take the whole SM).
+    v.blocks_per_head = v.row_blocks * v.k_blocks;
+    v.grid_blocks = v.heads_per_launch * v.batch_blocks * v.blocks_per_head;
+    m.add(((v.cooperative == 0) & (v.blocks_per_head == 1)) | ((v.cooperative == 1) & (v.blocks_per_head >= 2)),
+          "a head over several blocks needs a grid-wide barrier (cooperative launch)");
+    m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
+          "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
+
+    // Feedback from the compiler: fewer R registers than any configuration that spilled.
+    for (const RegisterFeedback& f : r.feedback) {
+        if (f.spill_bytes <= 0) continue;
+        m.add(v.r_registers_per_thread < f.traits.r_registers_per_thread,
+              "the compiler spilled " + str(f.spill_bytes) + " bytes with " + str(f.traits.r_registers_per_thread) +
+                  " registers of R per thread (" + str(f.registers_per_thread) +
+                  " used): fewer R registers per thread");
+    }
+
+    // Redundant summaries, last so that an explanation keeps them: what R needs against what the
+    // chip has, in the words and numbers a user checks.
+    const std::int64_t r_bytes = std::int64_t(p.cell.num_recurrent_gates) * dh * dh * p.element_bytes;
+    const std::int64_t threads = std::int64_t(p.max_warps) * limits.warp_size;
+    const std::int64_t register_bytes_per_block =
+        std::min<std::int64_t>(std::min(limits.max_registers_per_block, limits.registers_per_sm),
+                               threads * limits.max_registers_per_thread) *
+        kRegisterBytes;
+    const std::int64_t block_bytes = register_bytes_per_block + limits.shared_memory_per_block_optin;
+    m.add(v.blocks_per_head <= limits.sm_count,
+          "the blocks of one head are resident together, one per SM: at most " + str(limits.sm_count) + " blocks");
+    m.add(v.blocks_per_head * block_bytes >= Expr(r_bytes),
+          "R needs " + bytes_text(r_bytes) + " of registers and shared memory on this head (" +
+              str(p.cell.num_recurrent_gates) + " x " + str(dh) + " x " + str(dh) + " x " + str(p.element_bytes) +
+              " B); one block holds at most " + bytes_text(register_bytes_per_block) + " of registers (" +
+              str(threads) + " threads) + " + bytes_text(limits.shared_memory_per_block_optin) +
+              " of shared memory, so " + str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
+              bytes_text(limits.sm_count * block_bytes));
+
+    // Preferences (App. D): one launch for all heads, no grid barrier when a head fits one block,
+    // the accumulated dimension split over as few blocks as possible and the parallel one over as
+    // many, every sequence tile its own block, full blocks, and as much of R in registers as fits.
+    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.row_blocks, v.batch_blocks, v.warps, v.row_warps,
+              v.k_tiles_in_registers});
+    m.prefer(v.heads_per_launch, constrint::Prefer::Max);
+    m.prefer(v.cooperative, constrint::Prefer::Min);
+    m.prefer(v.k_blocks, constrint::Prefer::Min);
+    m.prefer(v.row_blocks, constrint::Prefer::Max);
+    m.prefer(v.batch_blocks, constrint::Prefer::Max);
+    m.prefer(v.warps, constrint::Prefer::Max);
+    m.prefer(v.row_warps, constrint::Prefer::Max);
+    m.prefer(v.k_tiles_in_registers, constrint::Prefer::Max);
+    return {std::move(m), std::move(v)};
+}
+
+int as_int(const Integer& value) { return static_cast<int>(value); }
+
+FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const Variables& v,
+                            const constrint::Solution& s) {
+    const FusedTilingRequest& r = p.request;
+    FusedKernelTraits t;
+    t.pass = r.pass;
+    t.cell = r.cell;
+    t.dtype = r.dtype;
+    t.head_dim = r.head_dim;
+    t.heads = r.heads;
+    t.batch = r.batch;
+    t.num_states = p.cell.num_states;
+    t.num_gates = p.cell.num_gates;
+    t.num_recurrent_gates = p.cell.num_recurrent_gates;
+    t.compute_capability = limits.compute_capability();
+    t.mma_m = p.mma.m;
+    t.mma_n = p.mma.n;
+    t.mma_k = p.mma.k;
+    t.element_bytes = p.element_bytes;
+    t.rows_per_unit = p.rows_per_unit;
+    t.rows = static_cast<int>(p.rows);
+    t.k_length = static_cast<int>(p.k_length);
+    t.heads_per_launch = as_int(s[v.heads_per_launch]);
+    t.launches = r.heads / t.heads_per_launch;
+    t.batch_blocks = as_int(s[v.batch_blocks]);
+    t.row_blocks = as_int(s[v.row_blocks]);
+    t.k_blocks = as_int(s[v.k_blocks]);
+    t.cooperative = s[v.cooperative] == 1;
+    t.units_per_block = as_int(s[v.units_per_block]);
+    t.row_tiles_per_block = as_int(s[v.row_tiles_per_block]);
+    t.k_tiles_per_block = as_int(s[v.k_tiles_per_block]);
+    t.batch_tiles_per_block = as_int(s[v.batch_tiles_per_block]);
+    t.row_warps = as_int(s[v.row_warps]);
+    t.k_warps = as_int(s[v.k_warps]);
+    t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;
+    t.row_tiles_per_warp = as_int(s[v.row_tiles_per_warp]);
+    t.k_tiles_per_warp = as_int(s[v.k_tiles_per_warp]);
+    t.k_tiles_in_registers = as_int(s[v.k_tiles_in_registers]);
+    t.k_tiles_in_shared_memory = t.k_tiles_per_warp - t.k_tiles_in_registers;
+    t.registers_per_thread = as_int(s[v.registers_per_thread]);
+    t.r_registers_per_thread = as_int(s.evaluate(v.r_registers_per_thread));
+    t.shared_memory_bytes = static_cast<std::int64_t>(s[v.shared_memory_bytes]);
+    t.r_shared_memory_bytes = static_cast<std::int64_t>(s.evaluate(v.r_shared_memory_bytes));
+    return t;
+}
+
+constrint::SolveOptions solve_options() {
+    constrint::SolveOptions options;
+    options.node_limit = 200000;
+    options.time_limit_seconds = 20;
+    return options;
+}
+
+std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r) {
+    return std::string(to_string(r.pass)) + " " + std::string(cell_info(r.cell).name) + " " +
+           std::string(to_string(r.dtype)) + ", NH " + str(r.heads) + ", DH " + str(r.head_dim) + ", B " +
+           str(r.batch) + " on " + limits.name;
+}
+
+} // namespace
+
+std::string_view to_string(FusedPass pass) { return pass == FusedPass::forward ? "forward" : "backward"; }
+
+FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
+    const auto start = std::chrono::steady_clock::now();
+    const Problem p = problem_of(limits, request);
+    const BuiltModel built = build_model(limits, p);
+    const constrint::Result result = constrint::solve(built.model, solve_options());
+    if (result.status == constrint::Status::Satisfiable || result.status == constrint::Status::Optimal ||
+        result.status == constrint::Status::AllSolutions) {
+        FusedTilingResult out;
+        out.traits = traits_of(limits, p, built.v, result.solutions.front());
+        out.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        out.search_nodes = result.stats.nodes;
+        return out;
+    }
+    std::string why = "fused tiling: no configuration for the " + request_text(limits, request);
+    if (result.status == constrint::Status::Unknown) {
+        throw FusedTilingError(why + ": the solver stopped before an answer (" + result.stop_reason + ")");
+    }
+    constrint::SolveOptions per_check;
+    per_check.node_limit = 20000;
+    per_check.time_limit_seconds = 5;
+    if (auto conflict = constrint::explain_conflict(built.model, per_check)) {
+        why += "; these limits cannot hold together:";
+        for (std::size_t i : conflict->constraints) why += "\n  - " + built.model.constraints()[i].origin.text;
+    }
+    throw FusedTilingError(why);
+}
+
+bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& request) {
+    const Problem p = problem_of(limits, request);
+    const BuiltModel built = build_model(limits, p);
+    const constrint::Result result = constrint::solve(built.model, solve_options());
+    if (result.status == constrint::Status::Unknown)
+        throw FusedTilingError("fused tiling: the solver stopped before an answer for the " +
+                               request_text(limits, request) + " (" + result.stop_reason + ")");
+    return result.status != constrint::Status::Unsatisfiable;
+}
+
+FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report) {
+    // Calibrate the estimate of what the kernel needs besides R, its accumulators and one operand
+    // fragment: the compiler used (or, when it spilled, would have needed) that many registers.
+    const FusedKernelTraits& t = report.traits;
+    const int lane_bytes = 32 * kRegisterBytes;
+    const int modelled = t.r_registers_per_thread + t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
+                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
+    const int needed = report.registers_per_thread + static_cast<int>((report.spill_bytes + 3) / 4);
+    request.overhead_registers_per_thread = std::max(request.overhead_registers_per_thread, needed - modelled);
+    request.feedback.push_back(report);
+    return request;
+}
+
+} // namespace flashrnn
