@@ -11,6 +11,7 @@
 #pragma once
 
 #include "engine/compile.hpp"
+#include "engine/search.hpp"
 
 #include <constrint/constrint.hpp>
 #include <doctest/doctest.h>
@@ -29,6 +30,9 @@ using Assignment = std::vector<Integer>;
 using Vars = std::vector<Var>;
 using Predicate = std::function<bool(const Assignment&)>;
 using Poster = std::function<void(Model&, const Vars&)>;
+// Posts an engine propagator straight into the store (the FlatZinc builtins' propagators, which
+// have no model constraint): store variable i is the model's variable i.
+using NativePoster = std::function<void(engine::Store&, const std::vector<engine::VarId>&)>;
 
 // Reproducible on every standard library (the std distributions are not).
 struct Random {
@@ -124,6 +128,32 @@ class Reporter {
     HarnessCounts& counts_;
 };
 
+// The model compiled, with the native propagator (when there is one) posted into its store.
+inline std::unique_ptr<engine::Compiled> compile_with(const Model& model, const NativePoster& native) {
+    auto compiled = engine::compile(model);
+    if (native) {
+        std::vector<engine::VarId> ids;
+        for (int i = 0; i < static_cast<int>(model.variables().size()); ++i)
+            ids.push_back(i);
+        native(compiled->store, ids);
+    }
+    return compiled;
+}
+
+// solve (limit 1) or solve_all (no limit), through the engine when the constraint is native.
+inline Result solve_with(const Model& model, const NativePoster& native, std::optional<std::uint64_t> limit) {
+    if (!native) return limit ? solve(model) : solve_all(model);
+    Search search(std::make_shared<const Model>(model), compile_with(model, native), {}, {});
+    Result result;
+    while (!limit || result.solutions.size() < *limit) {
+        auto solution = search.next();
+        if (!solution) break;
+        result.solutions.push_back(std::move(*solution));
+    }
+    result.status = search.status();
+    return result;
+}
+
 // The model with variable i ranging over domains[i] and the constraint posted.
 inline Model build(const std::vector<std::vector<Integer>>& domains, const Poster& post, Vars& vars) {
     Model model;
@@ -139,7 +169,7 @@ inline Model build(const std::vector<std::vector<Integer>>& domains, const Poste
 
 // (a) One full assignment.
 inline void check_assignment(const Assignment& a, const Predicate& solution, const Poster& post,
-                             Reporter& report, HarnessCounts& counts) {
+                             const NativePoster& native, Reporter& report, HarnessCounts& counts) {
     ++counts.assignments;
     const bool expected = solution(a);
     counts.solutions += expected;
@@ -150,14 +180,14 @@ inline void check_assignment(const Assignment& a, const Predicate& solution, con
     const Model model = build(fixed, post, vars);
     bool propagated = false;
     try {
-        auto compiled = engine::compile(model);
+        auto compiled = compile_with(model, native);
         propagated = !compiled->failed && compiled->store.propagate();
     } catch (const ModelError& e) {
         if (expected) report.fail("solution " + show(a) + " refused by compile: " + e.what());
         ++counts.model_errors;
         return;
     }
-    const Result result = solve(model);
+    const Result result = solve_with(model, native, 1);
     if (expected) {
         if (!propagated) report.fail("solution " + show(a) + " failed by propagation");
         if (result.solutions.size() != 1 || result.solutions[0].values() != a) {
@@ -177,8 +207,8 @@ inline void check_assignment(const Assignment& a, const Predicate& solution, con
 
 // (b) and (c) One sub-domain case.
 inline void check_subdomains(const std::vector<std::vector<Integer>>& domains, const Predicate& solution,
-                             const Poster& post, const HarnessOptions& options, Reporter& report,
-                             HarnessCounts& counts) {
+                             const Poster& post, const NativePoster& native, const HarnessOptions& options,
+                             Reporter& report, HarnessCounts& counts) {
     ++counts.random_cases;
     std::set<Assignment> expected;
     for_each_assignment(domains, [&](const Assignment& a) {
@@ -191,7 +221,7 @@ inline void check_subdomains(const std::vector<std::vector<Integer>>& domains, c
     const Model model = build(domains, post, vars);
     std::unique_ptr<engine::Compiled> compiled;
     try {
-        compiled = engine::compile(model);
+        compiled = compile_with(model, native);
     } catch (const ModelError& e) {
         if (!expected.empty())
             report.fail("compile refused a model with solutions" + where + ": " + e.what());
@@ -249,7 +279,7 @@ inline void check_subdomains(const std::vector<std::vector<Integer>>& domains, c
         }
     }
 
-    const Result all = solve_all(model);
+    const Result all = solve_with(model, native, std::nullopt);
     std::set<Assignment> found;
     for (const Solution& s : all.solutions) {
         if (!found.insert(s.values()).second)
@@ -271,12 +301,12 @@ inline void check_subdomains(const std::vector<std::vector<Integer>>& domains, c
 inline HarnessCounts check_propagator(const std::string& name,
                                       const std::vector<std::vector<Integer>>& domains,
                                       const Predicate& solution, const Poster& post,
-                                      HarnessOptions options = {}) {
+                                      HarnessOptions options = {}, const NativePoster& native = {}) {
     HarnessCounts counts;
     {
         detail::Reporter report(name, counts);
         detail::for_each_assignment(domains, [&](const Assignment& a) {
-            detail::check_assignment(a, solution, post, report, counts);
+            detail::check_assignment(a, solution, post, native, report, counts);
         });
         Random rng(options.seed);
         for (int c = 0; c < options.random_cases; ++c) {
@@ -289,7 +319,7 @@ inline HarnessCounts check_propagator(const std::string& name,
                 }
                 if (sub[i].empty()) sub[i].push_back(domains[i][rng.below(domains[i].size())]);
             }
-            detail::check_subdomains(sub, solution, post, options, report, counts);
+            detail::check_subdomains(sub, solution, post, native, options, report, counts);
         }
     }
     // The coverage of each run, on request (CONSTRINT_HARNESS_REPORT=1): silent in CI.
@@ -301,6 +331,21 @@ inline HarnessCounts check_propagator(const std::string& name,
     }
     CHECK_MESSAGE(counts.failures == 0, name << ": " << counts.failures << " violated checks");
     return counts;
+}
+
+// The same checks for a propagator posted straight into the engine's store.
+inline HarnessCounts check_native_propagator(const std::string& name,
+                                             const std::vector<std::vector<Integer>>& domains,
+                                             const Predicate& solution, const NativePoster& native,
+                                             HarnessOptions options = {}) {
+    return check_propagator(name, domains, solution, [](Model&, const Vars&) {}, options, native);
+}
+
+inline HarnessCounts check_native_propagator(const std::string& name, int arity, const std::vector<Integer>& values,
+                                             const Predicate& solution, const NativePoster& native,
+                                             HarnessOptions options = {}) {
+    return check_native_propagator(
+        name, std::vector<std::vector<Integer>>(static_cast<std::size_t>(arity), values), solution, native, options);
 }
 
 // The same small domain for each of `arity` variables.

@@ -1,0 +1,192 @@
+// The propagators of the FlatZinc builtins (posted straight into the store, no model constraint)
+// through the Gecode-style harness: every assignment decided, no solution ever removed.
+#include "propagator_harness.hpp"
+
+#include "propagators/all_different.hpp"
+#include "propagators/arithmetic.hpp"
+#include "propagators/clause.hpp"
+#include "propagators/element.hpp"
+#include "propagators/linear.hpp"
+#include "propagators/power_variable.hpp"
+#include "propagators/reified.hpp"
+#include "propagators/relations.hpp"
+#include "propagators/truncated_remainder.hpp"
+
+#include <algorithm>
+#include <set>
+
+using namespace constrint;
+using namespace constrint::engine;
+using constrint::testing::Assignment;
+using constrint::testing::check_native_propagator;
+using constrint::testing::interval;
+
+namespace {
+
+long long v(const Assignment& a, std::size_t i) { return static_cast<long long>(a[i]); }
+
+View view(VarId x) { return View{x, 1, 0}; }
+
+const std::vector<Integer> kSmall = interval(-3, 3);
+const std::vector<Integer> kBool = interval(0, 1);
+
+// MiniZinc's div and mod truncate towards zero, as C++ does.
+long long trunc_div(long long a, long long b) { return a / b; }
+long long trunc_mod(long long a, long long b) { return a % b; }
+
+// x = y * q + r with the truncated remainder (how fzn-constrint posts int_div and int_mod).
+void post_truncated_division(Store& s, VarId x, VarId y, VarId q, VarId r) {
+    const VarId product = s.new_var(Domain::range(-100, 100));
+    s.add_propagator(std::make_unique<Times>(product, y, q));
+    s.add_propagator(std::make_unique<Plus>(x, product, r));
+    s.add_propagator(std::make_unique<TruncatedRemainder>(r, x, y));
+}
+
+}  // namespace
+
+TEST_CASE("native propagators: linear equality, inequality, disequality") {
+    check_native_propagator(
+        "2x - 3y + z == 1", 3, kSmall, [](const Assignment& a) { return 2 * v(a, 0) - 3 * v(a, 1) + v(a, 2) == 1; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{2, x[0]}, {-3, x[1]}, {1, x[2]}},
+                                                      LinearRelation::Eq, Integer(1)));
+        });
+    check_native_propagator(
+        "3x + 2y - z <= -2", 3, kSmall, [](const Assignment& a) { return 3 * v(a, 0) + 2 * v(a, 1) - v(a, 2) <= -2; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{3, x[0]}, {2, x[1]}, {-1, x[2]}},
+                                                      LinearRelation::Le, Integer(-2)));
+        },
+        {300, 2});
+    check_native_propagator(
+        "x + 2y - z != 0", 3, kSmall, [](const Assignment& a) { return v(a, 0) + 2 * v(a, 1) - v(a, 2) != 0; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{1, x[0]}, {2, x[1]}, {-1, x[2]}},
+                                                      LinearRelation::Ne, Integer(0)));
+        },
+        {300, 3});
+    check_native_propagator(
+        "x1 + ... + x5 == 2 (0/1)", 5, kBool,
+        [](const Assignment& a) { return v(a, 0) + v(a, 1) + v(a, 2) + v(a, 3) + v(a, 4) == 2; },
+        [](Store& s, const std::vector<VarId>& x) {
+            std::vector<LinearTerm> terms;
+            for (VarId y : x) terms.push_back({1, y});
+            s.add_propagator(std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(2)));
+        },
+        {100, 4});
+}
+
+TEST_CASE("native propagators: reification and implication") {
+    // Variable 0 is the Boolean on {0, 1}; the others range over kSmall.
+    const std::vector<std::vector<Integer>> domains{kBool, kSmall, kSmall};
+    check_native_propagator(
+        "b <-> x <= y", domains, [](const Assignment& a) { return v(a, 0) == (v(a, 1) <= v(a, 2)); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<LessEqual>(view(x[1]), view(x[2]), 0),
+                                                       std::make_unique<LessEqual>(view(x[2]), view(x[1]), 1),
+                                                       Reified::Mode::Equivalence));
+        });
+    check_native_propagator(
+        "b <-> x == y", domains, [](const Assignment& a) { return v(a, 0) == (v(a, 1) == v(a, 2)); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Equal>(view(x[1]), view(x[2])),
+                                                       std::make_unique<NotEqual>(view(x[1]), view(x[2])),
+                                                       Reified::Mode::Equivalence));
+        },
+        {300, 2});
+    check_native_propagator(
+        "b -> x != y", domains, [](const Assignment& a) { return v(a, 0) == 0 || v(a, 1) != v(a, 2); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<NotEqual>(view(x[1]), view(x[2])),
+                                                       std::make_unique<Equal>(view(x[1]), view(x[2])),
+                                                       Reified::Mode::Implication));
+        },
+        {300, 3});
+    check_native_propagator(
+        "b <-> 2x - y == 1", domains, [](const Assignment& a) { return v(a, 0) == (2 * v(a, 1) - v(a, 2) == 1); },
+        [](Store& s, const std::vector<VarId>& x) {
+            const std::vector<LinearTerm> terms{{2, x[1]}, {-1, x[2]}};
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(1)),
+                                                       std::make_unique<Linear>(terms, LinearRelation::Ne, Integer(1)),
+                                                       Reified::Mode::Equivalence));
+        },
+        {300, 4});
+    check_native_propagator(
+        "b <-> x in {-2, 0, 3}", {kBool, kSmall}, [](const Assignment& a) {
+            return v(a, 0) == (v(a, 1) == -2 || v(a, 1) == 0 || v(a, 1) == 3);
+        },
+        [](Store& s, const std::vector<VarId>& x) {
+            const Domain set = Domain::values({-2, 0, 3});
+            Domain outside = Domain::range(-3, 3);
+            for (const int value : {-2, 0, 3}) outside.remove(value);
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Member>(x[1], set),
+                                                       std::make_unique<Member>(x[1], outside), Reified::Mode::Equivalence));
+        },
+        {300, 5});
+}
+
+TEST_CASE("native propagators: all_different") {
+    const auto distinct = [](const Assignment& a) {
+        return std::set<Integer>(a.begin(), a.end()).size() == a.size();
+    };
+    check_native_propagator("all_different of 4 on [0, 3]", 4, interval(0, 3), distinct,
+                            [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    check_native_propagator("all_different of 3 on [-2, 2]", 3, interval(-2, 2), distinct,
+                            [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); },
+                            {300, 2});
+}
+
+TEST_CASE("native propagators: element") {
+    const std::vector<Integer> table{3, -1, 3, 0, 2};
+    // index (1-based, as in FlatZinc) over [0, 6] so that out-of-range indices are tried too.
+    check_native_propagator(
+        "result == [3, -1, 3, 0, 2][index]", {interval(0, 6), kSmall},
+        [table](const Assignment& a) { return v(a, 0) >= 1 && v(a, 0) <= 5 && a[1] == table[static_cast<std::size_t>(v(a, 0) - 1)]; },
+        [table](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<ElementConstant>(x[0], table, x[1], Integer(1)));
+        },
+        {300, 1, true});
+    check_native_propagator(
+        "result == [x, y, z][index]", {interval(0, 4), interval(-2, 2), interval(-2, 2), interval(-2, 2), interval(-2, 2)},
+        [](const Assignment& a) { return v(a, 0) >= 1 && v(a, 0) <= 3 && v(a, 4) == v(a, static_cast<std::size_t>(v(a, 0))); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<ElementVariable>(x[0], std::vector<VarId>{x[1], x[2], x[3]}, x[4], Integer(1)));
+        },
+        {200, 2});
+}
+
+TEST_CASE("native propagators: clauses and parity") {
+    check_native_propagator(
+        "a or b or not c or not d", 4, kBool,
+        [](const Assignment& a) { return v(a, 0) == 1 || v(a, 1) == 1 || v(a, 2) == 0 || v(a, 3) == 0; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Clause>(std::vector<VarId>{x[0], x[1]}, std::vector<VarId>{x[2], x[3]}));
+        },
+        {100, 1});
+    check_native_propagator(
+        "a xor b xor c xor d", 4, kBool, [](const Assignment& a) { return (v(a, 0) + v(a, 1) + v(a, 2) + v(a, 3)) % 2 == 1; },
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<OddParity>(x)); }, {100, 2});
+}
+
+TEST_CASE("native propagators: truncated division and remainder (int_div, int_mod)") {
+    const std::vector<std::vector<Integer>> domains{interval(-7, 7), interval(-3, 3), interval(-7, 7), interval(-3, 3)};
+    check_native_propagator(
+        "x = y * q + r, truncated", domains,
+        [](const Assignment& a) {
+            return v(a, 1) != 0 && v(a, 2) == trunc_div(v(a, 0), v(a, 1)) && v(a, 3) == trunc_mod(v(a, 0), v(a, 1));
+        },
+        [](Store& s, const std::vector<VarId>& x) { post_truncated_division(s, x[0], x[1], x[2], x[3]); }, {300, 1});
+}
+
+TEST_CASE("native propagators: power with a variable exponent") {
+    check_native_propagator(
+        "z == x ^ y", {kSmall, interval(-1, 3), interval(-9, 9)},
+        [](const Assignment& a) {
+            if (v(a, 1) < 0) return false;
+            long long p = 1;
+            for (long long i = 0; i < v(a, 1); ++i) p *= v(a, 0);
+            return p == v(a, 2);
+        },
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<PowerVariable>(x[2], x[0], x[1])); },
+        {200, 1});
+}
