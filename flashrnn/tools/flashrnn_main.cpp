@@ -2,6 +2,7 @@
 // `run` runs a cell on random data and times it.
 #include "flashrnn/flashrnn.hpp"
 #include "flashrnn/pointwise_launch.hpp"
+#include "run_alternating.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -25,8 +26,8 @@ usage:
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   DTYPE    bf16 (default), fp16 or fp32
-  BACKEND  tune: alternating (default); run: reference (default, CPU float64)
-           The CUDA backends (alternating, fused) are not built yet.
+  BACKEND  tune: alternating (default); run: reference (default, CPU float64) or alternating
+           (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
 exit status: 0 done, 1 no configuration fits, 2 bad usage
 )";
 
@@ -121,8 +122,10 @@ int run(std::map<std::string, std::string> options) {
     const std::string dtype = take(options, "dtype", "fp32");
     no_options_left(options);
     bytes_of(dtype);
-    if (backend != "reference") throw UsageError("backend '" + backend + "' is not built yet (reference)");
+    if (backend != "reference" && backend != "alternating")
+        throw UsageError("unknown backend '" + backend + "' for run (reference or alternating)");
     flashrnn::validate(problem);
+    if (backend == "alternating") return flashrnn::tools::run_alternating(cell, problem, flashrnn::parse_dtype(dtype));
     const flashrnn::CellInfo info = flashrnn::cell_info(cell);
     std::mt19937_64 rng(42);
     const double r_scale = 1.0 / std::sqrt(static_cast<double>(problem.head_dim));

@@ -2,8 +2,11 @@
 // reference and the description of the GPU the kernels are tiled for.
 #pragma once
 
+#include "flashrnn/alternating.hpp"
 #include "flashrnn/cells/registry.hpp"
+#include "flashrnn/cuda_stream.hpp"
 #include "flashrnn/device_limits.hpp"
+#include "flashrnn/dtype.hpp"
 #include "flashrnn/layout.hpp"
 #include "flashrnn/pointwise_launch.hpp"
 #include "flashrnn/problem_shape.hpp"

@@ -12,6 +12,7 @@ struct PointwiseProblem {
     std::int64_t elements;     // elements per time step: batch x heads x head dimension
     int head_dim;              // a vector access never crosses a head's row
     int bytes_per_element;     // 2 (bf16, fp16) or 4 (fp32)
+    int max_vector_bytes = 16; // the alignment every tensor's address allows (a power of two <= 16)
 };
 
 struct PointwiseLaunch {

@@ -2,6 +2,7 @@
 
 #include <constrint/constrint.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace flashrnn {
@@ -27,6 +28,8 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
     auto blocks = m.var("blocks", 1, Integer(2147483647));  // gridDim.x limit
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
     m.add(vector * problem.bytes_per_element <= 16, "a vector access is at most 16 bytes");
+    m.add(vector * problem.bytes_per_element <= std::max(problem.max_vector_bytes, problem.bytes_per_element),
+          "a vector access is aligned in every tensor");
     m.add(constrint::Expr(problem.head_dim) % vector == 0, "a vector access stays inside a head's row");
     m.add(per_thread % vector == 0, "a thread handles whole vectors");
     m.add(blocks * threads * per_thread >= elements, "the blocks cover every element");

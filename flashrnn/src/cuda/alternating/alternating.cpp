@@ -1,0 +1,269 @@
+// The alternating backend's host side: argument checks, the workspace, the launch configuration
+// (ConstrINT's pointwise model, solved once per device and problem) and the time loops.
+#include "flashrnn/alternating.hpp"
+
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "cuda/alternating/auxiliary_kernels.hpp"
+#include "cuda/alternating/gate_slots.hpp"
+#include "cuda/alternating/recurrent_products.hpp"
+#include "cuda/alternating/step_launch.hpp"
+#include "cuda/alternating/workspace.hpp"
+#include "cuda/common/cublas_handle.hpp"
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/device.hpp"
+#include "flashrnn/pointwise_launch.hpp"
+#include "flashrnn/tensor_shapes.hpp"
+#include "flashrnn/tensor_view.hpp"
+
+namespace flashrnn::alternating {
+namespace {
+
+std::int64_t units_per_step(const ProblemShape& p) { return p.batch * p.heads * p.head_dim; }
+
+struct ForwardWorkspace {
+    void* weights_head_major;
+    float* recurrent; // [B, NH, G_rec, DH]
+};
+
+ForwardWorkspace plan_forward(WorkspacePlan& plan, const CellInfo& info, const ProblemShape& p, DType dtype) {
+    ForwardWorkspace w;
+    w.weights_head_major = plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
+    w.recurrent = plan.take<float>(units_per_step(p) * info.num_recurrent_gates);
+    return w;
+}
+
+BiasGradientShape bias_gradient_shape(Cell cell, const ProblemShape& p) {
+    BiasGradientShape shape{p.time_steps * p.batch, p.heads, cell_info(cell).num_gates, p.head_dim, {}};
+    visit_cell(cell, [&]<class C>(C) {
+        static_assert(C::num_gates <= 8, "BiasGradientShape holds at most 8 gates");
+        for (int slot = 0; slot < C::num_gates; ++slot)
+            shape.gate_of_slot[slot] = gate_of_slot<C>(slot);
+    });
+    return shape;
+}
+
+struct BackwardWorkspace {
+    void* weights_head_major;
+    void* d_gates;      // [T, B, NH, G, DH] in dtype, slot order
+    float* carry;       // [S, B, NH, DH]
+    float* through_r;   // [B, NH, DH]
+    float* d_weights;   // [NH, G_rec, DH, DH]
+    float* bias_sums;   // partial column sums
+};
+
+BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemShape& p, DType dtype) {
+    const CellInfo info = cell_info(cell);
+    BackwardWorkspace w;
+    w.weights_head_major = plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
+    w.d_gates = plan.take(p.time_steps * units_per_step(p) * info.num_gates, bytes_of(dtype));
+    w.carry = plan.take<float>(info.num_states * units_per_step(p));
+    w.through_r = plan.take<float>(units_per_step(p));
+    w.d_weights = plan.take<float>(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim);
+    w.bias_sums = plan.take<float>(bias_gradient_partial_sums(bias_gradient_shape(cell, p)));
+    return w;
+}
+
+std::string context_of(const char* pass, Cell cell, DType dtype) {
+    return std::string("flashrnn::alternating::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
+           std::string(to_string(dtype)) + ")";
+}
+
+void require(const void* pointer, const std::string& context, const char* name) {
+    if (!pointer) throw ShapeError(context + ": " + name + " is null");
+}
+
+void check_workspace(const std::string& context, void* workspace, std::size_t given, std::size_t needed) {
+    if (given < needed || (needed > 0 && !workspace))
+        throw ShapeError(context + ": the workspace holds " + std::to_string(workspace ? given : 0) +
+                         " bytes, it needs " + std::to_string(needed));
+}
+
+// The widest access (a power of two up to 16 bytes) at which every address is aligned.
+int common_alignment(std::initializer_list<const void*> pointers) {
+    int alignment = 16;
+    for (const void* pointer : pointers)
+        if (pointer)
+            while (reinterpret_cast<std::uintptr_t>(pointer) % static_cast<std::uintptr_t>(alignment) != 0)
+                alignment /= 2;
+    return alignment;
+}
+
+// The ConstrINT solve takes a fraction of a millisecond; a training loop calls with the same sizes
+// thousands of times, so each (device, problem) is solved once.
+PointwiseLaunch launch_for(const ProblemShape& p, DType dtype, int max_vector_bytes) {
+    static std::mutex mutex;
+    static std::map<std::tuple<int, std::int64_t, std::int64_t, int, int>, PointwiseLaunch> cache;
+    const int device = cuda::current_device();
+    const auto key = std::make_tuple(device, units_per_step(p), p.head_dim, bytes_of(dtype), max_vector_bytes);
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    const PointwiseLaunch launch =
+        choose_pointwise_launch(cuda::limits_of_current_device(),
+                                {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype), max_vector_bytes});
+    cache.emplace(key, launch);
+    return launch;
+}
+
+UnitGrid unit_grid(const ProblemShape& p, const PointwiseLaunch& launch) {
+    return {p.batch, p.heads, p.head_dim, units_per_step(p) / launch.vector_width,
+            launch.elements_per_thread / launch.vector_width};
+}
+
+HeadProductShape product_shape(const CellInfo& info, const ProblemShape& p) {
+    return {p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
+}
+
+const std::byte* at(const void* base, std::int64_t elements, DType dtype) {
+    return static_cast<const std::byte*>(base) + elements * bytes_of(dtype);
+}
+
+} // namespace
+
+std::size_t gate_cache_elements(Cell cell, const ProblemShape& problem) {
+    validate(problem);
+    return static_cast<std::size_t>(problem.time_steps * units_per_step(problem) * cell_info(cell).num_gates);
+}
+
+std::size_t forward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
+    validate(problem);
+    WorkspacePlan plan;
+    plan_forward(plan, cell_info(cell), problem, dtype);
+    return plan.size();
+}
+
+std::size_t backward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
+    validate(problem);
+    WorkspacePlan plan;
+    plan_backward(plan, cell, problem, dtype);
+    return plan.size();
+}
+
+void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& args, void* workspace,
+             std::size_t workspace_bytes, Stream stream) {
+    const std::string context = context_of("forward", cell, dtype);
+    validate(p);
+    require(args.gate_inputs, context, "gate_inputs");
+    require(args.recurrent_weights, context, "recurrent_weights");
+    require(args.bias, context, "bias");
+    require(args.initial_states, context, "initial_states");
+    require(args.states, context, "states");
+    check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
+
+    const CellInfo info = cell_info(cell);
+    WorkspacePlan plan(workspace);
+    const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
+    const PointwiseLaunch launch =
+        launch_for(p, dtype,
+                   common_alignment({args.gate_inputs, args.bias, args.initial_states, args.states,
+                                     args.last_state, args.gate_cache, workspace}));
+    const StateSequenceLayout sequence = state_sequence_layout(info, p);
+
+    // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
+    for (int s = 0; s < info.num_states; ++s)
+        cuda::check(cudaMemcpyAsync(const_cast<std::byte*>(at(args.states, sequence.offset(s, 0, 0, 0, 0), dtype)),
+                                    at(args.initial_states, s * units_per_step(p), dtype),
+                                    static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync (initial states)");
+    reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
+                               w.weights_head_major, stream);
+
+    cublasHandle_t handle = cuda::cublas_for(stream);
+    ForwardStep step{unit_grid(p, launch),
+                     gate_inputs_layout(info, p),
+                     bias_layout(info, p),
+                     sequence,
+                     states_layout(info, p),
+                     0,
+                     args.gate_inputs,
+                     args.bias,
+                     w.recurrent,
+                     args.states,
+                     args.last_state,
+                     static_cast<float*>(args.gate_cache)};
+    for (std::int64_t t = 0; t < p.time_steps; ++t) {
+        recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
+                           at(args.states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
+        step.t = t;
+        launch_forward_step(cell, dtype, launch, step, stream);
+    }
+}
+
+void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
+              void* workspace, std::size_t workspace_bytes, Stream stream) {
+    const std::string context = context_of("backward", cell, dtype);
+    validate(p);
+    validate(policy);
+    require(args.recurrent_weights, context, "recurrent_weights");
+    require(args.states, context, "states");
+    require(args.gate_cache, context, "gate_cache (the forward's, from a call with gate_cache set)");
+    require(args.d_gate_inputs, context, "d_gate_inputs");
+    require(args.d_recurrent_weights, context, "d_recurrent_weights");
+    require(args.d_bias, context, "d_bias");
+    require(args.d_initial_states, context, "d_initial_states");
+    check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
+
+    const CellInfo info = cell_info(cell);
+    WorkspacePlan plan(workspace);
+    const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
+    const PointwiseLaunch launch =
+        launch_for(p, dtype,
+                   common_alignment({args.states, args.gate_cache, args.d_states, args.d_last_state,
+                                     args.d_gate_inputs, args.d_initial_states, workspace}));
+    const bool cut = policy.mode == RecurrentGradient::Mode::cut;
+    const RecurrentGradientPolicy device_policy{policy.mode == RecurrentGradient::Mode::clipped,
+                                                static_cast<float>(policy.clip_value)};
+    const HeadProductShape products = product_shape(info, p);
+    const std::int64_t gates_per_step = units_per_step(p) * info.num_gates;
+
+    reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
+                               w.weights_head_major, stream);
+    cublasHandle_t handle = cuda::cublas_for(stream);
+    BackwardStep step{unit_grid(p, launch),
+                      gate_inputs_layout(info, p),
+                      state_sequence_layout(info, p),
+                      states_layout(info, p),
+                      p.time_steps,
+                      args.states,
+                      static_cast<const float*>(args.gate_cache),
+                      args.d_states,
+                      args.d_last_state,
+                      nullptr,
+                      device_policy,
+                      w.carry,
+                      args.d_gate_inputs,
+                      w.d_gates};
+    for (std::int64_t t = p.time_steps; t >= 1; --t) {
+        step.t = t;
+        step.through_r = t < p.time_steps && !cut ? w.through_r : nullptr;
+        launch_backward_step(cell, dtype, launch, step, stream);
+        if (!cut)
+            state_gradient_products(handle, dtype, products, w.weights_head_major,
+                                    at(w.d_gates, (t - 1) * gates_per_step, dtype), w.through_r);
+    }
+    launch_initial_states_gradient(dtype,
+                                   {{p.batch, p.heads, p.head_dim, units_per_step(p), 1},
+                                    state_sequence_layout(info, p),
+                                    states_layout(info, p),
+                                    info.num_states,
+                                    w.carry,
+                                    cut ? nullptr : w.through_r,
+                                    device_policy,
+                                    args.d_states,
+                                    args.d_initial_states},
+                                   stream);
+
+    // dR over all steps at once: rows (t, b) of d_gates against states[0, t] for t < T.
+    weight_gradient_products(handle, dtype, products, p.time_steps * p.batch, w.d_gates, args.states, w.d_weights);
+    weights_gradient_to_api_layout(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, w.d_weights,
+                                   args.d_recurrent_weights, stream);
+    bias_gradient(dtype, bias_gradient_shape(cell, p), w.d_gates, w.bias_sums, args.d_bias, stream);
+}
+
+} // namespace flashrnn::alternating

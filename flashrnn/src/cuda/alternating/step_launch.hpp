@@ -1,0 +1,19 @@
+// Host side of the per-step kernels: picks the kernel instance for the cell, the element type and
+// the vector width of the launch configuration, and launches it on the stream.
+#pragma once
+
+#include "cuda/alternating/step_kernels_params.hpp"
+#include "flashrnn/cells/registry.hpp"
+#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/dtype.hpp"
+#include "flashrnn/pointwise_launch.hpp"
+
+namespace flashrnn::alternating {
+
+void launch_forward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const ForwardStep& step,
+                         Stream stream);
+void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const BackwardStep& step,
+                          Stream stream);
+void launch_initial_states_gradient(DType dtype, const InitialStatesGradient& params, Stream stream);
+
+} // namespace flashrnn::alternating

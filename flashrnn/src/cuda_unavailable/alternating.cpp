@@ -1,0 +1,23 @@
+// Built when FlashRNN has no CUDA kernels (no nvcc at configure time): the sizes are still answered,
+// the launches say why they cannot run.
+#include <stdexcept>
+
+#include "flashrnn/alternating.hpp"
+
+namespace flashrnn::alternating {
+namespace {
+[[noreturn]] void unavailable() {
+    throw std::runtime_error("flashrnn: the alternating backend needs FlashRNN built with CUDA (nvcc was not "
+                             "found when it was configured)");
+}
+} // namespace
+
+std::size_t gate_cache_elements(Cell, const ProblemShape&) { unavailable(); }
+std::size_t forward_workspace_bytes(Cell, const ProblemShape&, DType) { unavailable(); }
+std::size_t backward_workspace_bytes(Cell, const ProblemShape&, DType) { unavailable(); }
+void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::size_t, Stream) { unavailable(); }
+void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t, Stream) {
+    unavailable();
+}
+
+} // namespace flashrnn::alternating

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU, in one call: the GPU tests, compute-sanitizer (memcheck and
+# racecheck) on a subset of them, the benchmarks with their peers, and a short table last.
+#
+#   tests/gpu/run.sh [BIN]     BIN: the programs built by scripts/build-gpu.sh (default ./gpu-bin)
+#
+# Logs and CSV files go to $OUT (default /tmp/flashrnn-gpu). Set FLASHRNN_GPU_QUICK=1 for the
+# short benchmark grid.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${1:-gpu-bin}
+OUT=${OUT:-/tmp/flashrnn-gpu}
+mkdir -p "$OUT"
+QUICK=${FLASHRNN_GPU_QUICK:-0}
+summary=()
+step() { # name, command...
+  local name=$1; shift
+  local start=$SECONDS
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-34s %-6s %4ss' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL:$rc)" $((SECONDS - start)))")
+  tail -n 25 "$OUT/$name.log"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
+step gpu-tests "$BIN/flashrnn_gpu_tests"
+step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*,*refuses*'
+step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*'
+step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
+if [ -f tests/gpu/scan.sh ]; then step scan bash tests/gpu/scan.sh "$BIN"; fi
+
+quick=(); [ "$QUICK" = 1 ] && quick=(--quick)
+if [ -x "$BIN/alternating_bench" ]; then
+  step bench-alternating "$BIN/alternating_bench" --dtype bf16 --csv "$OUT/alternating_bf16.csv" "${quick[@]}"
+fi
+if python3 -c "import torch" 2>/dev/null; then
+  step bench-torch-lstm python3 examples/bench/torch_lstm_bench.py --csv "$OUT/torch_lstm.csv" "${quick[@]}"
+fi
+
+echo
+echo "== summary ($(head -2 "$OUT/device.txt" | tail -1))"
+printf '%s\n' "${summary[@]}"
+for f in "$OUT"/alternating_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done
