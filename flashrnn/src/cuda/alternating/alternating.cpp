@@ -84,6 +84,12 @@ void check_workspace(const std::string& context, void* workspace, std::size_t gi
                          " bytes, it needs " + std::to_string(needed));
 }
 
+// The fp32 buffers (workspace, gate cache) are read in packets of up to 16 bytes.
+void require_16_byte_alignment(const void* pointer, const std::string& context, const char* name) {
+    if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
+        throw ShapeError(context + ": " + name + " must be 16-byte aligned (cudaMalloc gives 256)");
+}
+
 // The widest access (a power of two up to 16 bytes) at which every address is aligned.
 int common_alignment(std::initializer_list<const void*> pointers) {
     int alignment = 16;
@@ -154,6 +160,8 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     require(args.initial_states, context, "initial_states");
     require(args.states, context, "states");
     check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
+    require_16_byte_alignment(workspace, context, "workspace");
+    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);
@@ -161,7 +169,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     const PointwiseLaunch launch =
         launch_for(p, dtype,
                    common_alignment({args.gate_inputs, args.bias, args.initial_states, args.states,
-                                     args.last_state, args.gate_cache, workspace}));
+                                     args.last_state}));
     const StateSequenceLayout sequence = state_sequence_layout(info, p);
 
     // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
@@ -208,14 +216,16 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     require(args.d_bias, context, "d_bias");
     require(args.d_initial_states, context, "d_initial_states");
     check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
+    require_16_byte_alignment(workspace, context, "workspace");
+    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
     const PointwiseLaunch launch =
         launch_for(p, dtype,
-                   common_alignment({args.states, args.gate_cache, args.d_states, args.d_last_state,
-                                     args.d_gate_inputs, args.d_initial_states, workspace}));
+                   common_alignment({args.states, args.d_states, args.d_last_state, args.d_gate_inputs,
+                                     args.d_initial_states}));
     const bool cut = policy.mode == RecurrentGradient::Mode::cut;
     const RecurrentGradientPolicy device_policy{policy.mode == RecurrentGradient::Mode::clipped,
                                                 static_cast<float>(policy.clip_value)};

@@ -19,8 +19,9 @@ template <class T> __device__ __forceinline__ T from_float(float value) { return
 template <> __device__ __forceinline__ __nv_bfloat16 from_float(float value) { return __float2bfloat16_rn(value); }
 template <> __device__ __forceinline__ __half from_float(float value) { return __float2half_rn(value); }
 
-// V elements of T in one access; the address must be aligned to the packet's size.
-template <class T, int V> struct alignas(sizeof(T) * V) Packet {
+// V elements of T in one access (two for 32-byte packets of fp32); the address must be aligned to
+// the packet's size or to 16 bytes, whichever is smaller.
+template <class T, int V> struct alignas(sizeof(T) * V < 16 ? sizeof(T) * V : 16) Packet {
     T values[V];
 };
 
