@@ -5,6 +5,7 @@
 #include "propagators/all_different.hpp"
 #include "propagators/arithmetic.hpp"
 #include "propagators/clause.hpp"
+#include "propagators/count.hpp"
 #include "propagators/element.hpp"
 #include "propagators/linear.hpp"
 #include "propagators/power_variable.hpp"
@@ -189,4 +190,15 @@ TEST_CASE("native propagators: power with a variable exponent") {
         },
         [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<PowerVariable>(x[2], x[0], x[1])); },
         {200, 1});
+}
+
+TEST_CASE("native propagators: count") {
+    // count(x0, x1, x2 == y) == c with y = x3, c = x4.
+    check_native_propagator(
+        "count([x, y, z], v) == c", {interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 3)},
+        [](const Assignment& a) { return (a[0] == a[3]) + (a[1] == a[3]) + (a[2] == a[3]) == v(a, 4); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Count>(std::vector<VarId>{x[0], x[1], x[2]}, x[3], x[4]));
+        },
+        {300, 1});
 }

@@ -4,6 +4,7 @@
 #include "propagators/all_different.hpp"
 #include "propagators/arithmetic.hpp"
 #include "propagators/clause.hpp"
+#include "propagators/count.hpp"
 #include "propagators/element.hpp"
 #include "propagators/linear.hpp"
 #include "propagators/power_variable.hpp"
@@ -327,6 +328,11 @@ const std::map<std::string, Poster, std::less<>>& posters() {
          [](Builder& b, const ConstraintItem& c) {
              expect_args(b, c, 1);
              b.post(make<engine::AllDifferent>(b.vars(c.args[0])));
+         }},
+        {"constrint_count_eq",
+         [](Builder& b, const ConstraintItem& c) {
+             expect_args(b, c, 3);
+             b.post(make<engine::Count>(b.vars(c.args[0]), b.var(c.args[1]), b.var(c.args[2])));
          }},
     };
     return table;

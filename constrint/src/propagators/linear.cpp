@@ -31,7 +31,95 @@ bool restrict_term_at_least(Store& s, const LinearTerm& t, const Integer& bound)
                              : s.set_max(t.var, floor_div(bound, t.coefficient));
 }
 
+__extension__ typedef __int128 Wide;  // __extension__: not ISO C++, but GCC and Clang have it
+
+constexpr long long kSmallLimit = 1LL << 62;
+
+bool fits(const Integer& v) { return v <= kSmallLimit && v >= -kSmallLimit; }
+
+// v as a machine integer when |v| <= 2^62, read from its limbs (a comparison of cpp_ints costs more).
+bool read_small(const Integer& v, long long& out) {
+    const auto& backend = v.backend();
+    if (backend.size() != 1 || backend.limbs()[0] > static_cast<unsigned long long>(kSmallLimit)) return false;
+    const auto magnitude = static_cast<long long>(backend.limbs()[0]);
+    out = backend.sign() ? -magnitude : magnitude;
+    return true;
+}
+
+Wide floor_div_wide(Wide a, Wide b) {
+    const Wide q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+Wide ceil_div_wide(Wide a, Wide b) {
+    const Wide q = a / b;
+    return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+
+Integer to_integer(Wide v) {
+    // Every value handled here lies within +-2^62 (a bound of a variable): it fits a long long.
+    return Integer(static_cast<long long>(v));
+}
+
 }  // namespace
+
+std::optional<PropStatus> Linear::propagate_small(Store& s) {
+    if (!small_coefficients_ || !fits(constant_)) return std::nullopt;
+    const Wide constant = static_cast<long long>(constant_);
+    const std::size_t n = terms_.size();
+    // Each term's contribution range [lo, hi], kept up to date as bounds move.
+    std::vector<Wide>& lo = scratch_lo_;
+    std::vector<Wide>& hi = scratch_hi_;
+    lo.resize(n);
+    hi.resize(n);
+    const auto load = [&](std::size_t i) {
+        long long a = 0, b = 0;
+        if (!read_small(s.min(terms_[i].var), a) || !read_small(s.max(terms_[i].var), b)) return false;
+        const Wide c = small_[i], x = a, y = b;
+        lo[i] = c > 0 ? c * x : c * y;
+        hi[i] = c > 0 ? c * y : c * x;
+        return true;
+    };
+    Wide sum_lo = 0, sum_hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!load(i)) return std::nullopt;
+        sum_lo += lo[i];
+        sum_hi += hi[i];
+    }
+    // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums.
+    const auto narrow = [&](std::size_t i, Wide bound, bool at_most) {
+        const Wide c = small_[i];
+        const bool upper = (c > 0) == at_most;  // which bound of x moves
+        const Wide v = at_most == (c > 0) ? floor_div_wide(bound, c) : ceil_div_wide(bound, c);
+        const VarId x = terms_[i].var;
+        if (!(upper ? s.set_max(x, to_integer(v)) : s.set_min(x, to_integer(v)))) return false;
+        sum_lo -= lo[i];
+        sum_hi -= hi[i];
+        load(i);
+        sum_lo += lo[i];
+        sum_hi += hi[i];
+        return true;
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        if (sum_lo > constant) return PropStatus::Fail;
+        for (std::size_t i = 0; i < n; ++i) {  // sum <= constant
+            const Wide cap = constant - (sum_lo - lo[i]);
+            if (hi[i] <= cap) continue;
+            if (!narrow(i, cap, true)) return PropStatus::Fail;
+            changed = true;
+        }
+        if (relation_ != LinearRelation::Eq) break;  // Le: one pass reaches the fixpoint
+        if (sum_hi < constant) return PropStatus::Fail;
+        for (std::size_t i = 0; i < n; ++i) {  // sum >= constant
+            const Wide floor = constant - (sum_hi - hi[i]);
+            if (lo[i] >= floor) continue;
+            if (!narrow(i, floor, false)) return PropStatus::Fail;
+            changed = true;
+        }
+    }
+    if (relation_ == LinearRelation::Le) return sum_hi <= constant ? PropStatus::Subsumed : PropStatus::Ok;
+    return sum_lo == sum_hi ? (sum_lo == constant ? PropStatus::Subsumed : PropStatus::Fail) : PropStatus::Ok;
+}
 
 // sum <= constant: each term is at most constant minus the others' minimum.
 PropStatus Linear::propagate_le(Store& s, bool& changed) {
@@ -81,6 +169,7 @@ PropStatus Linear::propagate_ne(Store& s) {
 
 PropStatus Linear::propagate(Store& s) {
     if (relation_ == LinearRelation::Ne) return propagate_ne(s);
+    if (const std::optional<PropStatus> status = propagate_small(s)) return *status;
     bool changed = false;
     if (propagate_le(s, changed) == PropStatus::Fail) return PropStatus::Fail;
     if (relation_ == LinearRelation::Eq) {

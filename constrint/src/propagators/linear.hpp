@@ -5,6 +5,7 @@
 #include "engine/store.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace constrint::engine {
 
@@ -20,7 +21,13 @@ enum class LinearRelation : std::uint8_t { Eq, Le, Ne };
 class Linear final : public Propagator {
   public:
     Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
-        : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {}
+        : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
+        small_coefficients_ = true;
+        for (const LinearTerm& t : terms_) {
+            if (t.coefficient > (1LL << 31) || t.coefficient < -(1LL << 31)) small_coefficients_ = false;
+            else small_.push_back(static_cast<long long>(t.coefficient));
+        }
+    }
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
@@ -28,12 +35,19 @@ class Linear final : public Propagator {
     const char* name() const override { return "linear"; }
 
   private:
+    // The same reasoning in 128-bit machine arithmetic, used while every bound fits 62 bits and
+    // every coefficient 31 bits (no overflow possible); nothing when a value does not fit.
+    std::optional<PropStatus> propagate_small(Store& s);
     PropStatus propagate_le(Store& s, bool& changed);
     PropStatus propagate_ge(Store& s, bool& changed);
     PropStatus propagate_ne(Store& s);
     std::vector<LinearTerm> terms_;
     LinearRelation relation_;
     Integer constant_;
+    bool small_coefficients_ = false;  // set in the constructor
+    std::vector<long long> small_;     // the coefficients as machine integers, when small
+    // Per-run buffers of propagate_small (kept to avoid an allocation per run).
+    __extension__ std::vector<__int128> scratch_lo_, scratch_hi_;
 };
 
 }  // namespace constrint::engine
