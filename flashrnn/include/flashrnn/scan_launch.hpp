@@ -1,0 +1,78 @@
+// The launch configuration of the scan kernels (linrec, RG-LRU), chosen by a ConstrINT model over the
+// device limits and the sequence length. The configurations compiled ahead of time are listed here
+// once: the CUDA code instantiates exactly these, and the model takes them as its domains.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "flashrnn/device_limits.hpp"
+
+namespace flashrnn {
+
+// How a thread gets its elements (a contiguous chunk of `elements_per_thread` of one row):
+//  direct: element-wise loads and stores of the chunk (any alignment);
+//  shared: each warp reads its span coalesced, element by element, and transposes it through shared
+//          memory (any alignment);
+//  vector: the chunk in aligned 16-byte packets (or one narrower packet); needs aligned rows.
+enum class ScanAccess { direct = 0, shared = 1, vector = 2 };
+
+std::string_view to_string(ScanAccess access);
+
+struct ScanConfig {
+    int elements_per_thread = 0;
+    int threads_per_block = 0;
+    ScanAccess access = ScanAccess::direct;
+    friend bool operator==(const ScanConfig&, const ScanConfig&) = default;
+};
+
+// The scan kernels with a launch model. Each has its own compiled configurations.
+enum class ScanKernel { linrec_forward, linrec_backward, rglru_forward, rglru_backward };
+
+std::string_view to_string(ScanKernel kernel);
+ScanKernel parse_scan_kernel(std::string_view name); // throws std::invalid_argument
+
+// The compiled configurations: the product of these domains. Kept small, since each configuration is
+// one kernel per dtype and direction.
+struct ScanDomains {
+    std::array<int, 3> elements_per_thread;
+    std::array<int, 4> threads_per_block;
+    std::array<ScanAccess, 3> accesses;
+};
+inline constexpr ScanDomains kLinrecDomains{{4, 8, 16}, {32, 128, 256, 512}, {ScanAccess::direct, ScanAccess::shared, ScanAccess::vector}};
+struct RglruDomains {
+    std::array<int, 2> elements_per_thread;
+    std::array<int, 2> threads_per_block;
+    std::array<ScanAccess, 2> accesses;
+};
+inline constexpr RglruDomains kRglruDomains{{4, 8}, {32, 256}, {ScanAccess::shared, ScanAccess::vector}};
+
+// Number of element streams a kernel moves per element (loaded + stored), and loaded only.
+int tensors_moved(ScanKernel kernel);
+int tensors_loaded(ScanKernel kernel);
+
+struct ScanProblem {
+    std::int64_t sequences = 0;
+    std::int64_t length = 0;
+    int bytes_per_element = 4;  // 4 (fp32), 2 (bf16, fp16)
+    bool rows_aligned = true;   // every tensor's rows start on 16-byte boundaries (vector access allowed)
+    bool single_tile = false;   // the "tile" variant: one tile must hold the whole sequence
+};
+
+// Solves the model: a compiled configuration within the block's thread, register and static shared
+// memory limits; vector access only on aligned rows and with whole 16-byte packets; a tile not much
+// longer than the sequence. Preferences, in order: vector, then shared, then direct access; a tile
+// (threads x elements) near the sequence length up to 2048 elements; 16 or 32 bytes per thread and
+// tensor. Throws std::invalid_argument for a bad problem and std::runtime_error naming the conflicting
+// constraints when nothing fits.
+ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
+
+// Whether a configuration is one of the kernel's compiled ones.
+bool is_compiled(ScanKernel kernel, const ScanConfig& config);
+
+// "8 elements per thread x 256 threads (tile 2048), vector access"
+std::string describe(const ScanConfig& config);
+
+} // namespace flashrnn

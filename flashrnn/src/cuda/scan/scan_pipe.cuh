@@ -1,0 +1,71 @@
+// The pipe: one block per row, the row cut into tiles of kThreads * E elements, each tile scanned by
+// block_scan and the state carried to the next. Tiles are aligned to the row's start (so vector
+// accesses stay aligned) and visited from the last one when the scan runs against memory order. The
+// next tile's loads are issued before the current tile is scanned (software pipelining), so a block
+// keeps memory requests in flight while it computes. A single-tile row is the paper's "tile" kernel.
+//
+// A client describes one kernel (linrec forward, backward, RG-LRU...):
+//   Params                          kernel arguments (sequences, length, tensors)
+//   Map                             the scan's element type (ScalarAffine)
+//   Fetched, Unpacked, Shared       raw loaded registers, per-tile values kept for consume, shared memory
+//   static scan_reverse(params)     the scan direction
+//   Client(params, row, shared)     per-row setup
+//   initial_state(), fetch(start, fetched), unpack(fetched, unpacked, maps, staging),
+//   consume(fetched, unpacked, states, staging), finish(final_state)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/scan/block_scan.cuh"
+#include "cuda/scan/chunk_io.cuh"
+
+namespace flashrnn::cuda::scan {
+
+template <class Client, int E, int kThreads, ScanAccess A>
+__global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Client::Params params) {
+    using Map = typename Client::Map;
+    using State = typename Map::State;
+    __shared__ BlockScanStorage<Map, kThreads> scan_storage;
+    __shared__ StagingStorage<A, E, kThreads> staging_storage;
+    __shared__ typename Client::Shared client_shared;
+
+    constexpr std::int64_t kTile = static_cast<std::int64_t>(kThreads) * E;
+    const std::int64_t length = params.length;
+    const std::int64_t tiles = (length + kTile - 1) / kTile;
+    const bool reverse = Client::scan_reverse(params);
+    float* staging = staging_storage.warp_words(static_cast<int>(threadIdx.x) / kWarpSize);
+    const std::int64_t thread_offset = static_cast<std::int64_t>(threadIdx.x) * E;
+    auto chunk_start = [&](std::int64_t k) { return (reverse ? tiles - 1 - k : k) * kTile + thread_offset; };
+
+    int buffer = 0;
+    for (std::int64_t row = blockIdx.x; row < params.sequences; row += gridDim.x) {
+        Client client(params, row, client_shared);
+        State carry = client.initial_state();
+        typename Client::Fetched current{}, next{};
+        client.fetch(chunk_start(0), current);
+        for (std::int64_t k = 0; k < tiles; ++k) {
+            if (k + 1 < tiles) client.fetch(chunk_start(k + 1), next);
+            Map maps[E];
+            typename Client::Unpacked unpacked;
+            client.unpack(current, unpacked, maps, staging);
+            State states[E];
+            carry = block_scan<E, kThreads>(maps, carry, reverse, scan_storage, buffer, states);
+            buffer ^= 1;
+            client.consume(current, unpacked, states, staging);
+            current = next;
+        }
+        client.finish(carry);
+    }
+}
+
+// One block per row (rows beyond the grid's limit are taken in turn by the blocks).
+template <class Client, int E, int kThreads, ScanAccess A>
+void launch_pipe(const typename Client::Params& params, cudaStream_t stream, const char* name) {
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(params.sequences, 2147483647));
+    scan_pipe_kernel<Client, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(params);
+    check_launch(name);
+}
+
+} // namespace flashrnn::cuda::scan

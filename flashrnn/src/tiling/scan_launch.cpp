@@ -1,0 +1,172 @@
+#include "flashrnn/scan_launch.hpp"
+
+#include <constrint/constrint.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace flashrnn {
+
+using constrint::Integer;
+
+namespace {
+
+// The model's domains: the compiled configurations of each kernel.
+struct Domains {
+    std::vector<Integer> elements_per_thread, threads_per_block, accesses;
+};
+
+template <class D> Domains domains_of(const D& d) {
+    Domains out;
+    for (int e : d.elements_per_thread) out.elements_per_thread.push_back(e);
+    for (int t : d.threads_per_block) out.threads_per_block.push_back(t);
+    for (ScanAccess a : d.accesses) out.accesses.push_back(static_cast<int>(a));
+    return out;
+}
+
+Domains domains_of(ScanKernel kernel) {
+    switch (kernel) {
+    case ScanKernel::linrec_forward:
+    case ScanKernel::linrec_backward: return domains_of(kLinrecDomains);
+    case ScanKernel::rglru_forward:
+    case ScanKernel::rglru_backward: return domains_of(kRglruDomains);
+    }
+    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+}
+
+// Registers a thread needs, estimated from what it holds: two tiles of raw loads (the current one and
+// the prefetched one) and about four fp32 values per element (map, state, saved values), plus a base.
+// Checked against ptxas' report (-Xptxas -v) for the compiled kernels: an overestimate keeps the
+// solver away from configurations that would spill.
+Integer register_estimate_base() { return 32; }
+
+// The tile length the model aims for: the sequence, rounded to whole warps, between 128 and 2048
+// elements (longer tiles only add registers and barrier latency; measured on an H100).
+std::int64_t target_tile(std::int64_t length) { return std::clamp<std::int64_t>(length, 128, 2048); }
+
+} // namespace
+
+std::string_view to_string(ScanAccess access) {
+    switch (access) {
+    case ScanAccess::direct: return "direct";
+    case ScanAccess::shared: return "shared";
+    case ScanAccess::vector: return "vector";
+    }
+    throw std::invalid_argument("flashrnn: invalid ScanAccess " + std::to_string(static_cast<int>(access)));
+}
+
+std::string_view to_string(ScanKernel kernel) {
+    switch (kernel) {
+    case ScanKernel::linrec_forward: return "linrec_forward";
+    case ScanKernel::linrec_backward: return "linrec_backward";
+    case ScanKernel::rglru_forward: return "rglru_forward";
+    case ScanKernel::rglru_backward: return "rglru_backward";
+    }
+    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+}
+
+ScanKernel parse_scan_kernel(std::string_view name) {
+    for (ScanKernel k : {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
+                         ScanKernel::rglru_backward})
+        if (to_string(k) == name) return k;
+    throw std::invalid_argument("flashrnn: unknown scan kernel '" + std::string(name) +
+                                "' (linrec_forward, linrec_backward, rglru_forward or rglru_backward)");
+}
+
+int tensors_loaded(ScanKernel kernel) {
+    switch (kernel) {
+    case ScanKernel::linrec_forward: return 2;  // x, c
+    case ScanKernel::linrec_backward: return 3; // dy, c, y
+    case ScanKernel::rglru_forward: return 3;   // x, gate_a, gate_x
+    case ScanKernel::rglru_backward: return 5;  // x, gate_a, gate_x, h, dh
+    }
+    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+}
+
+int tensors_moved(ScanKernel kernel) {
+    switch (kernel) {
+    case ScanKernel::linrec_forward: return 3;
+    case ScanKernel::linrec_backward: return 5;
+    case ScanKernel::rglru_forward: return 4;
+    case ScanKernel::rglru_backward: return 8;
+    }
+    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+}
+
+bool is_compiled(ScanKernel kernel, const ScanConfig& config) {
+    const Domains d = domains_of(kernel);
+    auto in = [](const std::vector<Integer>& values, int v) {
+        return std::find(values.begin(), values.end(), Integer(v)) != values.end();
+    };
+    return in(d.elements_per_thread, config.elements_per_thread) && in(d.threads_per_block, config.threads_per_block) &&
+           in(d.accesses, static_cast<int>(config.access));
+}
+
+std::string describe(const ScanConfig& config) {
+    return std::to_string(config.elements_per_thread) + " elements per thread x " +
+           std::to_string(config.threads_per_block) + " threads (tile " +
+           std::to_string(config.elements_per_thread * config.threads_per_block) + "), " +
+           std::string(to_string(config.access)) + " access";
+}
+
+ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
+    const std::string what = "scan launch (" + std::string(to_string(kernel)) + ")";
+    if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
+        throw std::invalid_argument(what + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
+                                    std::to_string(problem.sequences) + " sequences of length " +
+                                    std::to_string(problem.length));
+    if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
+        throw std::invalid_argument(what + ": bytes per element must be 2 or 4, got " +
+                                    std::to_string(problem.bytes_per_element));
+    const Domains d = domains_of(kernel);
+    const Integer bytes = problem.bytes_per_element, length = problem.length;
+    const int loaded = tensors_loaded(kernel);
+
+    constrint::Model m;
+    auto elements = m.var("elements_per_thread", d.elements_per_thread);
+    auto threads = m.var("threads_per_block", d.threads_per_block);
+    auto access = m.var("access", d.accesses); // 0 direct, 1 shared, 2 vector
+    const constrint::Expr tile = elements * threads;
+
+    m.add(threads <= limits.max_threads_per_block, "at most the device's threads per block");
+    m.add(threads % limits.warp_size == 0, "threads are whole warps");
+    const constrint::Expr registers = register_estimate_base() + elements * (2 * loaded + 4);
+    m.add(registers <= limits.max_registers_per_thread, "registers per thread within the per-thread limit");
+    m.add(registers * threads <= limits.max_registers_per_block, "registers of the block within the block limit");
+    // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, for shared access,
+    // a padded staging area of 33 E floats per warp.
+    const constrint::Expr warps = threads / limits.warp_size;
+    const constrint::Expr staging = constrint::Expr(132) * elements * warps;
+    m.add(((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block)),
+          "shared memory of the block within the static limit");
+    if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
+    m.add((access != 2) | ((elements * bytes) % 16 == 0), "vector access in whole 16-byte packets");
+    if (problem.single_tile)
+        m.add(tile >= length, "the tile variant holds the whole sequence in one tile");
+    else
+        m.add((threads == limits.warp_size) | (tile < Integer(2 * problem.length)),
+              "at least half of a tile holds elements (or the block is one warp)");
+
+    m.search({access, threads, elements});
+    m.maximize(access);
+    m.minimize(constrint::abs(tile - Integer(target_tile(problem.length))));
+    m.minimize(constrint::abs(elements * bytes - 32));
+
+    constrint::SolveOptions options;
+    options.node_limit = 100000;
+    const constrint::Result r = constrint::solve(m, options);
+    if (r.solutions.empty()) {
+        std::string why = what + ": no compiled configuration for " + std::to_string(problem.sequences) +
+                          " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
+        if (auto conflict = constrint::explain_conflict(m, options)) {
+            why += "; these cannot hold together:";
+            for (std::size_t i : conflict->constraints) why += " [" + m.constraints()[i].origin.text + "]";
+        }
+        throw std::runtime_error(why);
+    }
+    const constrint::Solution& s = r.solutions.back();
+    return {static_cast<int>(s[elements]), static_cast<int>(s[threads]), static_cast<ScanAccess>(static_cast<int>(s[access]))};
+}
+
+} // namespace flashrnn
