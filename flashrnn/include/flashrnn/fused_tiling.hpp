@@ -114,9 +114,8 @@ struct FusedTilingRequest {
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;
-    // Reports of earlier compilations: a spilling configuration is excluded together with every
-    // configuration holding at least as many R tiles in registers per warp; a report without spills
-    // calibrates the overhead estimate.
+    // Reports of earlier compilations (use with_feedback): a spilling configuration is excluded
+    // together with every configuration holding as many registers of R per thread or more.
     std::vector<RegisterFeedback> feedback;
 };
 
@@ -141,7 +140,8 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 // A multi-line human-readable description of the traits (for `flashrnn tune`).
 std::string describe(const FusedKernelTraits& traits);
 
-// The request tightened by one compiler report (appends it to feedback and recalibrates).
+// The request tightened by one compiler report: appended to feedback; a report without spills also
+// raises overhead_registers_per_thread to what the compiler used beyond the modelled registers.
 FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report);
 
 }  // namespace flashrnn

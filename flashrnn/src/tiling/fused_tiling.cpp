@@ -373,14 +373,18 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 }
 
 FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report) {
-    // Calibrate the estimate of what the kernel needs besides R, its accumulators and one operand
-    // fragment: the compiler used (or, when it spilled, would have needed) that many registers.
-    const FusedKernelTraits& t = report.traits;
-    const int lane_bytes = 32 * kRegisterBytes;
-    const int modelled = t.r_registers_per_thread + t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
-                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
-    const int needed = report.registers_per_thread + static_cast<int>((report.spill_bytes + 3) / 4);
-    request.overhead_registers_per_thread = std::max(request.overhead_registers_per_thread, needed - modelled);
+    // Without spills the report is exact: it calibrates the estimate of what the kernel needs
+    // besides R, its accumulators and one operand fragment. With spills it only bounds the need from
+    // below; the model then keeps fewer R registers than the spilling configuration (a constraint).
+    if (report.spill_bytes <= 0) {
+        const FusedKernelTraits& t = report.traits;
+        const int lane_bytes = 32 * kRegisterBytes;
+        const int modelled = t.r_registers_per_thread +
+                             t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
+                             t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
+        request.overhead_registers_per_thread =
+            std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
+    }
     request.feedback.push_back(report);
     return request;
 }

@@ -1,0 +1,141 @@
+// NVRTC: the fused kernels compiled at run time for their traits and the GPU's architecture, the
+// compiler's register report kept for the tiling model, the result cached on disk.
+#include "flashrnn/fused_compiler.hpp"
+
+#include "cuda/fused/fnv1a.hpp"
+
+#include <nvrtc.h>
+
+#include <cstdio>
+#include <memory>
+#include <regex>
+#include <stdexcept>
+
+#ifndef FLASHRNN_NVRTC_INCLUDE_DIRS
+#define FLASHRNN_NVRTC_INCLUDE_DIRS ""
+#endif
+
+namespace flashrnn {
+namespace {
+
+void check(nvrtcResult result, const char* what) {
+    if (result != NVRTC_SUCCESS)
+        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + nvrtcGetErrorString(result));
+}
+
+struct ProgramDeleter {
+    void operator()(nvrtcProgram* program) const {
+        nvrtcDestroyProgram(program);
+        delete program;
+    }
+};
+using Program = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
+
+std::vector<std::string> toolkit_include_dirs() {
+    std::vector<std::string> dirs;
+    const std::string joined = FLASHRNN_NVRTC_INCLUDE_DIRS;
+    std::size_t start = 0;
+    while (start <= joined.size()) {
+        const std::size_t end = std::min(joined.find('|', start), joined.size());
+        if (end > start) dirs.push_back(joined.substr(start, end - start));
+        start = end + 1;
+    }
+    return dirs;
+}
+
+std::vector<std::string> nvrtc_options(std::string_view architecture, const CompileOptions& options) {
+    std::vector<std::string> list{"--gpu-architecture=" + std::string(architecture), "-std=c++17",
+                                  "--ptxas-options=-v"};
+    for (const std::string& dir : toolkit_include_dirs()) list.push_back("-I" + dir);
+    for (const std::string& dir : options.include_dirs) list.push_back("-I" + dir);
+    for (const std::string& option : options.extra_options) list.push_back(option);
+    return list;
+}
+
+std::string program_log(nvrtcProgram program) {
+    std::size_t size = 0;
+    check(nvrtcGetProgramLogSize(program, &size), "nvrtcGetProgramLogSize");
+    std::string log(size, '\0');
+    check(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
+    while (!log.empty() && log.back() == '\0') log.pop_back();
+    return log;
+}
+
+std::string hex(std::uint64_t value) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+} // namespace
+
+std::string nvrtc_version() {
+    int major = 0, minor = 0;
+    check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string architecture_of(int compute_capability) { return "sm_" + std::to_string(compute_capability); }
+
+CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKernelTraits& traits,
+                                    std::string_view architecture, const CompileOptions& options) {
+    static const std::regex valid_architecture(R"(sm_[0-9]{2,3}a?)");
+    if (!std::regex_match(std::string(architecture), valid_architecture))
+        throw std::invalid_argument("flashrnn: architecture '" + std::string(architecture) +
+                                    "' is not of the form sm_90 or sm_90a");
+    if (source.entry.empty())
+        throw std::invalid_argument("flashrnn: kernel source '" + source.name + "' names no entry function");
+
+    // The traits first, then the kernel, whose lines keep their own numbers in messages.
+    const std::string text = traits.to_source() + "#line 1 \"" + source.name + "\"\n" + source.text;
+    const std::vector<std::string> option_list = nvrtc_options(architecture, options);
+    std::string key = "nvrtc " + nvrtc_version() + "|" + std::string(architecture) + "|entry " + source.entry +
+                      "|source " + hex(fused::fnv1a(text)) + "." + std::to_string(text.size()) + "|options";
+    for (const std::string& option : option_list) key += " " + option;
+    key += "|traits " + traits.key();
+
+    const KernelCache cache(options.cache_dir.value_or(default_kernel_cache_dir()));
+    if (options.use_cache) {
+        if (auto cached = cache.load(key)) return *std::move(cached);
+    }
+
+    Program program(new nvrtcProgram{});
+    check(nvrtcCreateProgram(program.get(), text.c_str(), source.name.c_str(), 0, nullptr, nullptr),
+          "nvrtcCreateProgram");
+    check(nvrtcAddNameExpression(*program, source.entry.c_str()), "nvrtcAddNameExpression");
+    std::vector<const char*> raw_options;
+    for (const std::string& option : option_list) raw_options.push_back(option.c_str());
+    const nvrtcResult compiled =
+        nvrtcCompileProgram(*program, static_cast<int>(raw_options.size()), raw_options.data());
+    CompiledKernel kernel;
+    kernel.log = program_log(*program);
+    if (compiled != NVRTC_SUCCESS)
+        throw std::runtime_error("flashrnn: NVRTC could not compile " + source.name + " for " +
+                                 std::string(architecture) + " (" + traits.key() + "): " +
+                                 nvrtcGetErrorString(compiled) + "\n" + kernel.log);
+    const char* lowered = nullptr;
+    check(nvrtcGetLoweredName(*program, source.entry.c_str(), &lowered), "nvrtcGetLoweredName");
+    kernel.lowered_name = lowered;
+    std::size_t cubin_size = 0;
+    check(nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize");
+    kernel.cubin.resize(cubin_size);
+    check(nvrtcGetCUBIN(*program, kernel.cubin.data()), "nvrtcGetCUBIN");
+    kernel.architecture = std::string(architecture);
+    kernel.registers = parse_ptxas_report(kernel.log, kernel.lowered_name).value_or(RegisterReport{});
+    kernel.cache_key = key;
+    if (options.use_cache) {
+        try {
+            cache.store(key, kernel);
+        } catch (const std::runtime_error& e) {
+            // A read-only or full cache folder costs a recompilation next time, not this kernel.
+            kernel.log += std::string("\nflashrnn: not cached: ") + e.what();
+        }
+    }
+    return kernel;
+}
+
+RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
+    return {traits, kernel.registers.registers_per_thread, kernel.registers.spill_store_bytes};
+}
+
+} // namespace flashrnn

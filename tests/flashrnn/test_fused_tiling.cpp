@@ -1,0 +1,310 @@
+// The fused kernels' tiling model: every configuration it picks respects every limit, recomputed
+// here from the traits alone; App. D's preferences show in the answers; impossible sizes explain
+// themselves with numbers; compiler feedback excludes spilling configurations; the table of the
+// largest head dimensions in docs/kernels.md is what the model computes.
+#include "flashrnn/fused_tiling.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+using namespace flashrnn;
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim, int batch) {
+    FusedTilingRequest r;
+    r.pass = pass;
+    r.cell = cell;
+    r.dtype = dtype;
+    r.heads = heads;
+    r.head_dim = head_dim;
+    r.batch = batch;
+    return r;
+}
+
+// Every limit, recomputed from the traits without the model.
+void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const FusedKernelTraits& t) {
+    const CellInfo cell = cell_info(r.cell);
+    const bool forward = r.pass == FusedPass::forward;
+    const int g_rec = cell.num_recurrent_gates;
+    // The problem and the mma shape.
+    CHECK(t.head_dim == r.head_dim);
+    CHECK(t.num_recurrent_gates == g_rec);
+    const MmaShape mma = *limits.mma_shape(r.dtype == DType::fp32 ? MmaInput::tf32 : MmaInput::bf16);
+    CHECK(t.mma_m == mma.m);
+    CHECK(t.mma_n == mma.n);
+    CHECK(t.mma_k == mma.k);
+    CHECK(t.rows == (forward ? g_rec : 1) * r.head_dim);
+    CHECK(t.k_length == (forward ? 1 : g_rec) * r.head_dim);
+    // Heads, batch, rows and k are covered, with no empty part.
+    CHECK(r.heads % t.heads_per_launch == 0);
+    CHECK(t.launches * t.heads_per_launch == r.heads);
+    CHECK(std::int64_t(t.batch_blocks) * t.batch_tiles_per_block * t.mma_n >= r.batch);
+    CHECK(std::int64_t(t.batch_blocks - 1) * t.batch_tiles_per_block * t.mma_n < r.batch);
+    CHECK(t.row_blocks * t.units_per_block == r.head_dim);
+    const int rows_per_block = t.rows_per_unit * t.units_per_block;
+    CHECK(t.row_tiles_per_block == ceil_div(rows_per_block, t.mma_m));
+    if (t.row_blocks > 1) CHECK(rows_per_block % t.mma_m == 0);
+    CHECK(t.k_blocks * t.k_tiles_per_block == ceil_div(t.k_length, t.mma_k));
+    CHECK(t.row_warps * t.row_tiles_per_warp >= t.row_tiles_per_block);
+    CHECK(t.row_warps * (t.row_tiles_per_warp - 1) < t.row_tiles_per_block);
+    CHECK(t.k_warps * t.k_tiles_per_warp >= t.k_tiles_per_block);
+    CHECK(t.k_warps * (t.k_tiles_per_warp - 1) < t.k_tiles_per_block);
+    CHECK(t.k_tiles_in_registers >= 0);
+    CHECK(t.k_tiles_in_shared_memory >= 0);
+    CHECK(t.k_tiles_in_registers + t.k_tiles_in_shared_memory == t.k_tiles_per_warp);
+    // Threads.
+    CHECK(t.threads_per_block == t.row_warps * t.k_warps * limits.warp_size);
+    CHECK(t.threads_per_block <= std::min(r.max_threads_per_block, limits.max_threads_per_block));
+    // Registers: R's A fragments (4 per tile), 4 per accumulator tile, 2 for a B fragment, overhead.
+    const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block + 2 +
+                          r.overhead_registers_per_thread;
+    CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
+    CHECK(t.registers_per_thread == registers);
+    CHECK(registers <= limits.max_registers_per_thread);
+    const int allocated = (registers + 7) / 8 * 8;
+    CHECK(std::int64_t(allocated) * t.threads_per_block <= limits.max_registers_per_block);
+    // Shared memory.
+    const std::int64_t tile_bytes = std::int64_t(t.mma_m) * t.mma_k * t.element_bytes;
+    const std::int64_t batch_rows = std::int64_t(t.mma_n) * t.batch_tiles_per_block;
+    const std::int64_t r_shared = tile_bytes * t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory;
+    const std::int64_t shared = r_shared + (std::int64_t(t.mma_k) * t.k_tiles_per_block + 8) * batch_rows * t.element_bytes +
+                                4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows +
+                                4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows +
+                                (forward ? 4 * std::int64_t(t.mma_m) * t.row_tiles_per_block : 0);
+    CHECK(t.r_shared_memory_bytes == r_shared);
+    CHECK(t.shared_memory_bytes == shared);
+    CHECK(shared <= limits.shared_memory_per_block_optin);
+    CHECK(shared + limits.reserved_shared_memory_per_block <= limits.shared_memory_per_sm);
+    // R of the block is held in its registers and shared memory.
+    const std::int64_t r_tiles_of_block = std::int64_t(t.row_tiles_per_block) * t.k_tiles_per_block;
+    const std::int64_t r_tile_slots = std::int64_t(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_per_warp;
+    CHECK(r_tile_slots >= r_tiles_of_block);
+    // Grid: a cooperative launch exactly when a head spans blocks, and then all blocks resident.
+    const int blocks_per_head = t.row_blocks * t.k_blocks;
+    CHECK(t.cooperative == (blocks_per_head > 1));
+    if (t.cooperative) CHECK(std::int64_t(t.heads_per_launch) * t.batch_blocks * blocks_per_head <= limits.sm_count);
+}
+
+constexpr std::array<DType, 3> kDTypes{DType::fp32, DType::bf16, DType::fp16};
+
+// The largest head dimension (a multiple of 16) with a configuration, for one head and batch 16:
+// scanned down from what the chip could hold at all, since feasibility is not monotone.
+int largest_head_dim(const DeviceLimits& limits, Cell cell, DType dtype, bool with_backward) {
+    const int g_rec = cell_info(cell).num_recurrent_gates;
+    const double chip_bytes =
+        double(limits.sm_count) * (double(limits.registers_per_sm) * 4 + double(limits.shared_memory_per_block_optin));
+    for (int dh = int(std::sqrt(chip_bytes / (g_rec * bytes_of(dtype)))) / 16 * 16; dh >= 16; dh -= 16) {
+        if (!fused_tiling_exists(limits, request_of(FusedPass::forward, cell, dtype, 1, dh, 16))) continue;
+        if (!with_backward || fused_tiling_exists(limits, request_of(FusedPass::backward, cell, dtype, 1, dh, 16)))
+            return dh;
+    }
+    return 0;
+}
+
+std::string largest_head_dim_table() {
+    std::string text = "| cell | dtype |";
+    std::string rule = "| --- | --- |";
+    for (std::string_view name : preset_names()) {
+        text += " `" + std::string(name) + "` |";
+        rule += " --- |";
+    }
+    text += "\n" + rule + "\n";
+    for (Cell cell : all_cells)
+        for (DType dtype : kDTypes) {
+            text += "| " + std::string(cell_info(cell).name) + " | " + std::string(to_string(dtype)) + " |";
+            for (std::string_view name : preset_names()) {
+                const DeviceLimits limits = preset(name);
+                text += " " + std::to_string(largest_head_dim(limits, cell, dtype, false)) + " / " +
+                        std::to_string(largest_head_dim(limits, cell, dtype, true)) + " |";
+            }
+            text += "\n";
+        }
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes fits every limit") {
+    int solved = 0, refused = 0;
+    for (std::string_view name : preset_names()) {
+        const DeviceLimits limits = preset(name);
+        for (Cell cell : all_cells)
+            for (DType dtype : kDTypes)
+                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                    for (int heads : {1, 12})
+                        for (int head_dim : {16, 24, 64, 768})
+                            for (int batch : {1, 3, 64}) {
+                                const FusedTilingRequest r = request_of(pass, cell, dtype, heads, head_dim, batch);
+                                CAPTURE(name);
+                                CAPTURE(to_string(pass));
+                                CAPTURE(cell_info(cell).name);
+                                CAPTURE(to_string(dtype));
+                                CAPTURE(heads);
+                                CAPTURE(head_dim);
+                                CAPTURE(batch);
+                                try {
+                                    check_fits(limits, r, choose_fused_tiling(limits, r).traits);
+                                    ++solved;
+                                } catch (const FusedTilingError& e) {
+                                    // Only the largest head may not fit (fp32 with a large batch on
+                                    // the smaller GPUs: the state operands outgrow shared memory).
+                                    CHECK(head_dim == 768);
+                                    CHECK(std::string(e.what()).find("cannot hold together") != std::string::npos);
+                                    ++refused;
+                                }
+                            }
+    }
+    CHECK(solved + refused == 6 * 4 * 3 * 2 * 2 * 4 * 3);
+    MESSAGE(solved << " configurations checked, " << refused << " sizes refused with an explanation");
+    CHECK(refused * 20 < solved);
+}
+
+TEST_CASE("fused tiling: App. D's preferences (heads in one launch, one block per small head, R in registers)") {
+    const DeviceLimits h100 = preset("h100");
+    SUBCASE("12 heads of 64: each head is one independent block, R entirely in registers") {
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+            const auto t = choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
+            CHECK(t.launches == 1);
+            CHECK(!t.cooperative);
+            CHECK(t.row_blocks == 1);
+            CHECK(t.k_blocks == 1);
+            CHECK(t.k_tiles_in_shared_memory == 0);
+            CHECK(t.threads_per_block == 256);
+        }
+    }
+    SUBCASE("one head of 768: spread over blocks along the parallel dimension, none along k") {
+        const auto f = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 16));
+        CHECK(f.traits.cooperative);
+        CHECK(f.traits.k_blocks == 1);
+        CHECK(f.traits.row_blocks >= 48);
+        CHECK(f.solve_seconds < 1.0);
+        const auto b = choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 16));
+        CHECK(b.traits.k_blocks == 1);
+        CHECK(b.traits.rows == 768);
+        CHECK(b.traits.k_length == 4 * 768);
+    }
+    SUBCASE("fp32 uses tf32 m16n8k8, 16-bit types m16n8k16") {
+        const auto fp32 = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp32, 2, 48, 3));
+        CHECK(fp32.traits.mma_k == 8);
+        CHECK(fp32.traits.element_bytes == 4);
+        const auto fp16 = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp16, 2, 48, 3));
+        CHECK(fp16.traits.mma_k == 16);
+        CHECK(fp16.traits.rows == 3 * 48);  // GRU: 3 blocks of R (its 4th gate has none)
+    }
+}
+
+TEST_CASE("fused tiling: impossible sizes explain which limit fails, with numbers") {
+    const DeviceLimits h100 = preset("h100");
+    SUBCASE("R larger than the chip") {
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 4096, 16)),
+            doctest::Contains("R needs 128.0 MiB of registers and shared memory on this head (4 x 4096 x 4096 x 2 B)"),
+            FusedTilingError);
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 4096, 16)),
+            doctest::Contains("132 SMs x 482.0 KiB allow 62.1 MiB"), FusedTilingError);
+    }
+    SUBCASE("the message names the problem and the GPU") {
+        try {
+            choose_fused_tiling(preset("l4"), request_of(FusedPass::forward, Cell::slstm, DType::fp32, 1, 2048, 1));
+            FAIL("expected no configuration");
+        } catch (const FusedTilingError& e) {
+            const std::string what = e.what();
+            CHECK(what.find("forward slstm fp32, NH 1, DH 2048, B 1 on l4") != std::string::npos);
+            CHECK(what.find("58 SMs") != std::string::npos);
+        }
+    }
+    SUBCASE("malformed requests") {
+        CHECK_THROWS_AS(choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 0, 64, 1)),
+                        std::invalid_argument);
+        DeviceLimits turing = h100;
+        turing.compute_capability_major = 7;
+        turing.compute_capability_minor = 5;
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(turing, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 64, 1)),
+            doctest::Contains("has no mma.sync for bf16"), std::invalid_argument);
+    }
+}
+
+TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and lowers the register budget") {
+    const DeviceLimits h100 = preset("h100");
+    FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 1536, 16);
+    const FusedKernelTraits first = choose_fused_tiling(h100, request).traits;
+    REQUIRE(first.r_registers_per_thread > 100);
+
+    SUBCASE("a spill: less of R in registers next time, the rest in shared memory") {
+        const FusedTilingRequest tightened = with_feedback(request, {first, 255, 96});
+        CHECK(tightened.feedback.size() == 1);
+        const FusedKernelTraits next = choose_fused_tiling(h100, tightened).traits;
+        CHECK(next.key() != first.key());
+        CHECK(next.r_registers_per_thread < first.r_registers_per_thread);
+        check_fits(h100, tightened, next);
+        // The loop converges: each further spill report lowers the budget again.
+        FusedTilingRequest again = tightened;
+        FusedKernelTraits last = next;
+        for (int round = 0; round < 3; ++round) {
+            again = with_feedback(again, {last, 255, 8});
+            const FusedKernelTraits t = choose_fused_tiling(h100, again).traits;
+            CHECK(t.r_registers_per_thread < last.r_registers_per_thread);
+            last = t;
+        }
+    }
+    SUBCASE("no spill, more registers than estimated: the overhead is recalibrated") {
+        const FusedTilingRequest calibrated = with_feedback(request, {first, first.registers_per_thread + 10, 0});
+        CHECK(calibrated.overhead_registers_per_thread == request.overhead_registers_per_thread + 10);
+        const FusedKernelTraits next = choose_fused_tiling(h100, calibrated).traits;
+        check_fits(h100, calibrated, next);
+    }
+    SUBCASE("spilling with nothing of R in registers leaves no configuration, and says why") {
+        FusedTilingRequest small = request_of(FusedPass::forward, Cell::elman, DType::bf16, 1, 64, 16);
+        FusedKernelTraits t = choose_fused_tiling(h100, small).traits;
+        t.r_registers_per_thread = 0;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h100, with_feedback(small, {t, 255, 4})),
+                             doctest::Contains("the compiler spilled 4 bytes with 0 registers of R per thread"),
+                             FusedTilingError);
+    }
+}
+
+TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and as a cache key") {
+    const auto t =
+        choose_fused_tiling(preset("h100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
+    const std::string source = t.to_source();
+    CHECK(source.find("#define FLASHRNN_FUSED_HEAD_DIM 64\n") != std::string::npos);
+    CHECK(source.find("#define FLASHRNN_FUSED_THREADS_PER_BLOCK 256\n") != std::string::npos);
+    CHECK(source.find("struct FusedTraits {") != std::string::npos);
+    CHECK(source.find("static constexpr int threads_per_block = FLASHRNN_FUSED_THREADS_PER_BLOCK;") !=
+          std::string::npos);
+    const auto options = t.compiler_options();
+    CHECK(std::find(options.begin(), options.end(), "-DFLASHRNN_FUSED_MMA_K=16") != options.end());
+    const auto other =
+        choose_fused_tiling(preset("a100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
+    CHECK(t.key() != other.key());  // another architecture
+    CHECK(t.key().rfind("forward.lstm.bf16.sm90.", 0) == 0);
+    CHECK(describe(t).find("256 threads") != std::string::npos);
+}
+
+TEST_CASE("fused tiling: the largest head dimensions in docs/kernels.md are what the model computes") {
+    // This file's path is absolute in the build (CMake passes absolute source paths).
+    const std::filesystem::path docs =
+        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "kernels.md";
+    std::ifstream file(docs);
+    REQUIRE_MESSAGE(file, "cannot read " << docs.string());
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string doc = text.str();
+    const std::string begin = "<!-- fused-max-head-dim: begin -->\n", end = "<!-- fused-max-head-dim: end -->";
+    const auto from = doc.find(begin), to = doc.find(end);
+    REQUIRE_MESSAGE((from != std::string::npos && to != std::string::npos), "no table markers in " << docs.string());
+    const std::string documented = doc.substr(from + begin.size(), to - from - begin.size());
+    const std::string computed = largest_head_dim_table();
+    CHECK_MESSAGE(documented == computed, "docs/kernels.md should hold, between its markers:\n" << computed);
+}

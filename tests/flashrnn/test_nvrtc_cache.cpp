@@ -1,0 +1,369 @@
+// Run-time compilation of the fused kernels (NVRTC, no GPU needed) and the on-disk kernel cache:
+// compiling for sm_90 and sm_80, the ptxas register report, hits, misses, corrupt and truncated
+// files, concurrent writers (threads and processes), and the traits of every configuration the
+// solver picks for every preset compiled as C++ by NVRTC.
+#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/fused_compiler.hpp"
+
+#include <doctest/doctest.h>
+
+#if FLASHRNN_WITH_CUDA
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <tuple>
+#include <unistd.h>
+
+using namespace flashrnn;
+
+namespace {
+
+// A folder of its own under the system's temporary folder, removed at the end of the test.
+struct TemporaryFolder {
+    std::filesystem::path path;
+    TemporaryFolder() {
+        std::random_device random;
+        path = std::filesystem::temp_directory_path() /
+               ("flashrnn-cache-test-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
+        std::filesystem::create_directories(path);
+    }
+    ~TemporaryFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
+FusedKernelTraits lstm_traits(int head_dim = 64, FusedPass pass = FusedPass::forward) {
+    FusedTilingRequest request;
+    request.pass = pass;
+    request.cell = Cell::lstm;
+    request.dtype = DType::bf16;
+    request.heads = 4;
+    request.head_dim = head_dim;
+    request.batch = 16;
+    return choose_fused_tiling(preset("h100"), request).traits;
+}
+
+// A kernel that uses the traits the way the fused kernels will: block size, shared memory and
+// tile counts as compile-time constants, with the traits' invariants checked by the device compiler.
+const KernelSource kTraitsProbe{"traits_probe.cu", R"(
+static_assert(FusedTraits::row_warps * FusedTraits::k_warps * 32 == FusedTraits::threads_per_block,
+              "warps of the block");
+static_assert(FusedTraits::row_tiles_per_warp * FusedTraits::row_warps >= FusedTraits::row_tiles_per_block,
+              "row tiles covered");
+static_assert(FusedTraits::k_tiles_per_warp * FusedTraits::k_warps >= FusedTraits::k_tiles_per_block,
+              "k tiles covered");
+static_assert(FusedTraits::k_tiles_in_registers + FusedTraits::k_tiles_in_shared_memory ==
+              FusedTraits::k_tiles_per_warp, "every R tile of a warp is held somewhere");
+static_assert(FusedTraits::row_blocks * FusedTraits::units_per_block == FusedTraits::head_dim, "units split");
+
+extern "C" __global__ void __launch_bounds__(FusedTraits::threads_per_block)
+traits_probe(const float* in, float* out) {
+    // One value per R tile a thread holds in registers, summed so that none is optimised away.
+    float fragments[FusedTraits::row_tiles_per_warp * FusedTraits::k_tiles_in_registers + 1];
+    #pragma unroll
+    for (int i = 0; i < FusedTraits::row_tiles_per_warp * FusedTraits::k_tiles_in_registers + 1; ++i)
+        fragments[i] = in[i * FusedTraits::threads_per_block + threadIdx.x];
+    float sum = 0;
+    #pragma unroll
+    for (int i = 0; i < FusedTraits::row_tiles_per_warp * FusedTraits::k_tiles_in_registers + 1; ++i)
+        sum += fragments[i] * fragments[(i * 7) % (FusedTraits::row_tiles_per_warp * FusedTraits::k_tiles_in_registers + 1)];
+    out[blockIdx.x * FusedTraits::threads_per_block + threadIdx.x] = sum;
+}
+)",
+                                   "traits_probe"};
+
+// A kernel that needs more than 32 registers: compiled with --maxrregcount=32 it spills.
+const KernelSource kSpiller{"spiller.cu", R"(
+template <int N> __global__ void spiller(const float* in, float* out) {
+    float values[N];
+    #pragma unroll
+    for (int i = 0; i < N; ++i) values[i] = in[i * blockDim.x + threadIdx.x];
+    float sum = 0;
+    #pragma unroll
+    for (int i = 0; i < N; ++i)
+        #pragma unroll
+        for (int j = 0; j < N; ++j) sum += values[i] * values[(i + j) % N];
+    out[threadIdx.x] = sum;
+}
+)",
+                                "spiller<96>"};
+
+CompileOptions in_folder(const std::filesystem::path& dir) {
+    CompileOptions options;
+    options.cache_dir = dir;
+    return options;
+}
+
+bool is_valid_entry(const KernelCache& cache, const std::string& key) { return cache.load(key).has_value(); }
+
+} // namespace
+
+TEST_CASE("nvrtc: compiles a kernel with its traits for sm_90 and sm_80 and reads the register report") {
+    TemporaryFolder folder;
+    const FusedKernelTraits traits = lstm_traits();
+    for (const char* architecture : {"sm_90", "sm_80"}) {
+        CAPTURE(architecture);
+        const CompiledKernel kernel = compile_fused_kernel(kTraitsProbe, traits, architecture, in_folder(folder.path));
+        CHECK(kernel.architecture == architecture);
+        CHECK(kernel.lowered_name == "traits_probe");
+        CHECK(kernel.cubin.size() > 1000);
+        CHECK(!kernel.from_cache);
+        CHECK(kernel.log.find("Used ") != std::string::npos);  // ptxas -v is on
+        CHECK(kernel.registers.registers_per_thread > 0);
+        CHECK(kernel.registers.registers_per_thread <= 255);
+        CHECK(kernel.registers.spill_store_bytes == 0);
+    }
+}
+
+TEST_CASE("nvrtc: a spilling kernel is reported and its feedback tightens the tiling model") {
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path);
+    options.extra_options = {"--maxrregcount=32"};
+    const FusedKernelTraits traits = lstm_traits();
+    const CompiledKernel kernel = compile_fused_kernel(kSpiller, traits, "sm_90", options);
+    CHECK(kernel.lowered_name == "_Z7spillerILi96EEvPKfPf");
+    CHECK(kernel.registers.registers_per_thread <= 32);
+    CHECK(kernel.registers.spill_store_bytes > 0);
+    CHECK(kernel.registers.spill_load_bytes > 0);
+
+    // The paper's loop (Fig. 5): the spilling configuration goes, the next one holds less of R in registers.
+    FusedTilingRequest request;
+    request.cell = Cell::lstm;
+    request.heads = 4;
+    request.head_dim = 64;
+    request.batch = 16;
+    const FusedTilingRequest tightened = with_feedback(request, register_feedback(traits, kernel));
+    const FusedKernelTraits next = choose_fused_tiling(preset("h100"), tightened).traits;
+    CHECK(next.r_registers_per_thread < traits.r_registers_per_thread);
+    CHECK(next.key() != traits.key());
+}
+
+TEST_CASE("ptxas report: registers, spills and stack of the named entry only") {
+    const std::string log = "ptxas info    : 0 bytes gmem\n"
+                            "ptxas info    : Compiling entry function '_Z1aPf' for 'sm_90'\n"
+                            "ptxas info    : Function properties for _Z1aPf\n"
+                            "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
+                            "ptxas info    : Used 255 registers, used 1 barriers, 48 bytes cumulative stack size\n"
+                            "ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
+                            "ptxas info    : Function properties for b\n"
+                            "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                            "ptxas info    : Used 10 registers, used 1 barriers, 256 bytes smem\n";
+    const auto a = parse_ptxas_report(log, "_Z1aPf");
+    REQUIRE(a);
+    CHECK(*a == RegisterReport{255, 40, 36, 48});
+    const auto b = parse_ptxas_report(log, "b");
+    REQUIRE(b);
+    CHECK(*b == RegisterReport{10, 0, 0, 0});
+    CHECK(!parse_ptxas_report(log, "c"));
+    // The older one-line form (no "used N barriers").
+    CHECK(parse_ptxas_report("ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
+                             "ptxas info    : Used 32 registers, 352 bytes cmem[0]\n",
+                             "k")
+              ->registers_per_thread == 32);
+}
+
+TEST_CASE("kernel cache: a hit returns the same kernel; traits, architecture and source change the key") {
+    TemporaryFolder folder;
+    const FusedKernelTraits traits = lstm_traits();
+    const CompiledKernel first = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+    const CompiledKernel second = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+    CHECK(!first.from_cache);
+    CHECK(second.from_cache);
+    CHECK(second.cubin == first.cubin);
+    CHECK(second.registers == first.registers);
+    CHECK(second.lowered_name == first.lowered_name);
+    CHECK(second.cache_key == first.cache_key);
+
+    const CompiledKernel other_traits =
+        compile_fused_kernel(kTraitsProbe, lstm_traits(128), "sm_90", in_folder(folder.path));
+    const CompiledKernel other_architecture =
+        compile_fused_kernel(kTraitsProbe, traits, "sm_80", in_folder(folder.path));
+    KernelSource edited = kTraitsProbe;
+    edited.text += "\n// edited\n";
+    const CompiledKernel other_source = compile_fused_kernel(edited, traits, "sm_90", in_folder(folder.path));
+    for (const CompiledKernel* k : {&other_traits, &other_architecture, &other_source}) {
+        CHECK(!k->from_cache);
+        CHECK(k->cache_key != first.cache_key);
+    }
+    // Without the cache nothing is read or written.
+    CompileOptions no_cache = in_folder(folder.path);
+    no_cache.use_cache = false;
+    CHECK(!compile_fused_kernel(kTraitsProbe, traits, "sm_90", no_cache).from_cache);
+}
+
+TEST_CASE("kernel cache: a truncated, corrupt or foreign file is a miss, recompiled and replaced") {
+    TemporaryFolder folder;
+    const FusedKernelTraits traits = lstm_traits();
+    const CompiledKernel compiled = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+    const KernelCache cache(folder.path);
+    const std::filesystem::path file = cache.path_of(compiled.cache_key);
+    REQUIRE(std::filesystem::exists(file));
+    const auto size = std::filesystem::file_size(file);
+
+    auto damage = [&](const char* how) {
+        CAPTURE(how);
+        if (std::string(how) == "truncated") {
+            std::filesystem::resize_file(file, size / 2);
+        } else if (std::string(how) == "flipped byte") {
+            std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(static_cast<std::streamoff>(size / 2));
+            char c = 0;
+            f.seekg(static_cast<std::streamoff>(size / 2));
+            f.get(c);
+            f.seekp(static_cast<std::streamoff>(size / 2));
+            f.put(static_cast<char>(c ^ 0x5a));
+        } else if (std::string(how) == "empty") {
+            std::ofstream(file, std::ios::trunc | std::ios::binary);
+        } else {  // another key's entry under this name (a hash collision)
+            KernelCache(folder.path).store("another key", compiled);
+            std::filesystem::copy_file(cache.path_of("another key"), file,
+                                       std::filesystem::copy_options::overwrite_existing);
+        }
+        CHECK(!cache.load(compiled.cache_key));
+        const CompiledKernel again = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+        CHECK(!again.from_cache);
+        CHECK(again.cubin == compiled.cubin);
+        CHECK(is_valid_entry(cache, compiled.cache_key));  // replaced by a good one
+        CHECK(compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path)).from_cache);
+    };
+    for (const char* how : {"truncated", "flipped byte", "empty", "foreign key"}) damage(how);
+}
+
+TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave a partial entry") {
+    TemporaryFolder folder;
+    const CompiledKernel compiled =
+        compile_fused_kernel(kTraitsProbe, lstm_traits(), "sm_90", in_folder(folder.path));
+    const std::string key = "concurrent";
+    const KernelCache cache(folder.path / "shared");
+
+    // Writers store entries of different sizes under one key while a reader checks every read.
+    auto entry = [&](int writer) {
+        CompiledKernel k = compiled;
+        k.log = std::string(static_cast<std::size_t>(writer) * 10007, static_cast<char>('a' + writer));
+        return k;
+    };
+    constexpr int kThreads = 4, kProcesses = 3, kRounds = 40;
+    std::vector<pid_t> children;
+    for (int p = 0; p < kProcesses; ++p) {
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            int status = 0;
+            try {
+                for (int round = 0; round < kRounds; ++round) cache.store(key, entry(kThreads + p));
+            } catch (...) {
+                status = 1;
+            }
+            ::_exit(status);
+        }
+        children.push_back(child);
+    }
+    std::atomic<bool> writing{true};
+    std::atomic<int> bad_reads{0}, good_reads{0};
+    std::thread reader([&] {
+        while (writing) {
+            if (auto k = cache.load(key)) {
+                const bool whole = k->cubin == compiled.cubin && !k->log.empty() &&
+                                   k->log == std::string(k->log.size(), k->log.front());
+                (whole ? good_reads : bad_reads)++;
+            }
+        }
+    });
+    std::vector<std::thread> writers;
+    for (int t = 0; t < kThreads; ++t)
+        writers.emplace_back([&, t] {
+            for (int round = 0; round < kRounds; ++round) cache.store(key, entry(t + 1));
+        });
+    for (std::thread& w : writers) w.join();
+    for (pid_t child : children) {
+        int status = -1;
+        ::waitpid(child, &status, 0);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+    }
+    writing = false;
+    reader.join();
+    CHECK(bad_reads == 0);
+    CHECK(good_reads > 0);
+    CHECK(is_valid_entry(cache, key));
+    // No temporary file is left behind.
+    for (const auto& file : std::filesystem::directory_iterator(cache.dir()))
+        CHECK(file.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("kernel cache: FLASHRNN_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache") {
+    const char* saved_dir = std::getenv("FLASHRNN_CACHE_DIR");
+    const char* saved_xdg = std::getenv("XDG_CACHE_HOME");
+    const std::string dir = saved_dir ? saved_dir : "", xdg = saved_xdg ? saved_xdg : "";
+    ::setenv("FLASHRNN_CACHE_DIR", "/tmp/a", 1);
+    ::setenv("XDG_CACHE_HOME", "/tmp/b", 1);
+    CHECK(default_kernel_cache_dir() == "/tmp/a");
+    ::unsetenv("FLASHRNN_CACHE_DIR");
+    CHECK(default_kernel_cache_dir() == "/tmp/b/flashrnn");
+    ::unsetenv("XDG_CACHE_HOME");
+    if (const char* home = std::getenv("HOME"))
+        CHECK(default_kernel_cache_dir() == std::filesystem::path(home) / ".cache" / "flashrnn");
+    saved_dir ? ::setenv("FLASHRNN_CACHE_DIR", dir.c_str(), 1) : ::unsetenv("FLASHRNN_CACHE_DIR");
+    saved_xdg ? ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("nvrtc: the traits of every configuration the solver picks, for every preset, compile") {
+    // The fused kernels themselves are the next step; until they exist this compiles the traits
+    // probe (the traits' invariants as static_asserts, R fragments as registers) for each choice.
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path);
+    options.use_cache = false;
+    int compiled = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::string_view name : preset_names()) {
+        const DeviceLimits limits = preset(name);
+        for (Cell cell : all_cells)
+            for (DType dtype : {DType::fp32, DType::bf16})
+                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                    for (auto [heads, head_dim, batch] : {std::tuple{12, 64, 16}, std::tuple{1, 768, 16}}) {
+                        FusedTilingRequest request;
+                        request.pass = pass;
+                        request.cell = cell;
+                        request.dtype = dtype;
+                        request.heads = heads;
+                        request.head_dim = head_dim;
+                        request.batch = batch;
+                        const FusedKernelTraits traits = choose_fused_tiling(limits, request).traits;
+                        CAPTURE(traits.key());
+                        const CompiledKernel kernel = compile_fused_kernel(
+                            kTraitsProbe, traits, architecture_of(limits.compute_capability()), options);
+                        CHECK(kernel.registers.registers_per_thread > 0);
+                        ++compiled;
+                    }
+    }
+    MESSAGE(compiled << " configurations compiled with NVRTC in "
+                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+}
+
+TEST_CASE("nvrtc: on a GPU, the cubin's attributes agree with the ptxas report") {
+    if (!cuda_device_available()) {
+        MESSAGE("no CUDA device: the cubin attributes are not read (compilation was tested above)");
+        return;
+    }
+    TemporaryFolder folder;
+    const std::string architecture = architecture_of(device_limits_of(0).compute_capability());
+    const CompiledKernel kernel =
+        compile_fused_kernel(kTraitsProbe, lstm_traits(), architecture, in_folder(folder.path));
+    const RegisterReport loaded = registers_from_cubin(kernel);
+    CHECK(loaded.registers_per_thread == kernel.registers.registers_per_thread);
+}
+
+#else
+
+TEST_CASE("nvrtc: without the CUDA toolkit the compiler says so") {
+    CHECK_THROWS_WITH_AS(flashrnn::nvrtc_version(), doctest::Contains("built without the CUDA toolkit"),
+                         std::runtime_error);
+}
+
+#endif
