@@ -1,6 +1,7 @@
 // The `flashrnn` command: `tune` shows the configurations the solver picks for a GPU and a problem,
 // `run` runs a cell on random data and times it.
 #include "flashrnn/flashrnn.hpp"
+#include "flashrnn/fused_tiling.hpp"
 #include "flashrnn/pointwise_launch.hpp"
 #include "run_alternating.hpp"
 
@@ -26,7 +27,7 @@ usage:
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   DTYPE    bf16 (default), fp16 or fp32
-  BACKEND  tune: alternating (default); run: reference (default, CPU float64) or alternating
+  BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64) or alternating
            (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
 exit status: 0 done, 1 no configuration fits, 2 bad usage
 )";
@@ -80,6 +81,29 @@ void no_options_left(const std::map<std::string, std::string>& options) {
     if (!options.empty()) throw UsageError("unknown option --" + options.begin()->first);
 }
 
+// `tune --backend fused`: the fused kernels' traits for both passes and the solver's time, or the
+// limits that conflict (FusedTilingError: exit status 1).
+int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::int64_t heads, std::int64_t head_dim,
+               std::int64_t batch, flashrnn::DType dtype) {
+    constexpr std::int64_t largest = 1 << 24;
+    if (heads > largest || head_dim > largest || batch > largest)
+        throw UsageError("--heads, --head-dim and --batch must be at most " + std::to_string(largest));
+    for (flashrnn::FusedPass pass : {flashrnn::FusedPass::forward, flashrnn::FusedPass::backward}) {
+        flashrnn::FusedTilingRequest request;
+        request.pass = pass;
+        request.cell = cell;
+        request.dtype = dtype;
+        request.heads = static_cast<int>(heads);
+        request.head_dim = static_cast<int>(head_dim);
+        request.batch = static_cast<int>(batch);
+        const flashrnn::FusedTilingResult result = flashrnn::choose_fused_tiling(limits, request);
+        std::printf("fused %s kernel (solved in %.2f ms, %llu search nodes): %s",
+                    std::string(flashrnn::to_string(pass)).c_str(), result.solve_seconds * 1e3,
+                    static_cast<unsigned long long>(result.search_nodes), flashrnn::describe(result.traits).c_str());
+    }
+    return 0;
+}
+
 int tune(std::map<std::string, std::string> options) {
     const std::string gpu = take(options, "gpu");
     const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
@@ -89,8 +113,10 @@ int tune(std::map<std::string, std::string> options) {
     const std::string backend = take(options, "backend", "alternating");
     no_options_left(options);
     const int bytes = bytes_of(dtype);
-    if (backend != "alternating") throw UsageError("backend '" + backend + "' is not built yet (alternating)");
+    if (backend != "alternating" && backend != "fused")
+        throw UsageError("unknown backend '" + backend + "' for tune (alternating or fused)");
     const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    if (backend == "fused") return tune_fused(limits, cell, heads, head_dim, batch, flashrnn::parse_dtype(dtype));
     const auto start = std::chrono::steady_clock::now();
     const flashrnn::PointwiseLaunch launch = flashrnn::choose_pointwise_launch(
         limits, {batch * heads * head_dim, static_cast<int>(head_dim), bytes});
