@@ -92,7 +92,7 @@ template <int N> __global__ void spiller(const float* in, float* out) {
     out[threadIdx.x] = sum;
 }
 )",
-                                "spiller<96>"};
+                                "spiller<64>"};
 
 CompileOptions in_folder(const std::filesystem::path& dir) {
     CompileOptions options;
@@ -127,7 +127,7 @@ TEST_CASE("nvrtc: a spilling kernel is reported and its feedback tightens the ti
     options.extra_options = {"--maxrregcount=32"};
     const FusedKernelTraits traits = lstm_traits();
     const CompiledKernel kernel = compile_fused_kernel(kSpiller, traits, "sm_90", options);
-    CHECK(kernel.lowered_name == "_Z7spillerILi96EEvPKfPf");
+    CHECK(kernel.lowered_name == "_Z7spillerILi64EEvPKfPf");
     CHECK(kernel.registers.registers_per_thread <= 32);
     CHECK(kernel.registers.spill_store_bytes > 0);
     CHECK(kernel.registers.spill_load_bytes > 0);
@@ -168,7 +168,7 @@ TEST_CASE("ptxas report: registers, spills and stack of the named entry only") {
               ->registers_per_thread == 32);
 }
 
-TEST_CASE("kernel cache: a hit returns the same kernel; traits, architecture and source change the key") {
+TEST_CASE("kernel cache: a hit returns the same kernel, and traits, architecture and source change the key") {
     TemporaryFolder folder;
     const FusedKernelTraits traits = lstm_traits();
     const CompiledKernel first = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
