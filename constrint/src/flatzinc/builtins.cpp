@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace constrint::flatzinc {
 
@@ -111,8 +112,38 @@ PropagatorPtr linear(const LinearSum& sum, engine::LinearRelation relation) {
     return make<engine::Linear>(sum.terms, relation, sum.rhs);
 }
 
+// A sum of at most two terms, one with coefficient +-1, as two views: a*x + b*y (rel) c becomes
+// x (rel) (c - b*y) / a, so that ==, != and <= on views serve (no Linear, no auxiliary variable).
+// `lhs` is x's view, `rhs` the other side; with a == -1 the sides swap for <=.
+struct ViewPair {
+    engine::View lhs, rhs;
+    bool swapped = false;  // a == -1: the relation reads rhs (rel) lhs for <=
+};
+
+std::optional<ViewPair> as_views(const LinearSum& sum) {
+    const auto& t = sum.terms;
+    if (t.empty() || t.size() > 2) return std::nullopt;
+    std::size_t unit = t.size();
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i].coefficient == 1 || t[i].coefficient == -1) unit = i;
+    }
+    if (unit == t.size()) return std::nullopt;
+    const bool positive = t[unit].coefficient == 1;
+    // x = (c - b*y) / a: for a = 1 that is -b*y + c, for a = -1 it is b*y - c.
+    engine::View other{-1, 0, positive ? sum.rhs : Integer(-sum.rhs)};
+    if (t.size() == 2) {
+        const engine::LinearTerm& y = t[1 - unit];
+        other.var = y.var;
+        other.scale = positive ? Integer(-y.coefficient) : y.coefficient;
+    }
+    return ViewPair{engine::View{t[unit].var, 1, 0}, std::move(other), !positive};
+}
+
 Relation linear_eq(Builder& b, const Args& a) {
     const LinearSum sum = linear_sum(b, a[0], a[1], a[2]);
+    if (const auto views = as_views(sum)) {
+        return {make<engine::Equal>(views->lhs, views->rhs), make<engine::NotEqual>(views->lhs, views->rhs)};
+    }
     return {linear(sum, engine::LinearRelation::Eq), linear(sum, engine::LinearRelation::Ne)};
 }
 Relation linear_ne(Builder& b, const Args& a) {
@@ -122,6 +153,12 @@ Relation linear_ne(Builder& b, const Args& a) {
 // not (sum <= c)  <=>  -sum <= -c - 1.
 Relation linear_le(Builder& b, const Args& a) {
     const LinearSum sum = linear_sum(b, a[0], a[1], a[2]);
+    if (const auto views = as_views(sum)) {
+        // x <= rhs (or rhs <= x when a == -1), and its negation with the sides exchanged.
+        const engine::View& low = views->swapped ? views->rhs : views->lhs;
+        const engine::View& high = views->swapped ? views->lhs : views->rhs;
+        return {make<engine::LessEqual>(low, high, Integer(0)), make<engine::LessEqual>(high, low, Integer(1))};
+    }
     LinearSum above = negated(sum);
     above.rhs -= 1;
     return {linear(sum, engine::LinearRelation::Le), linear(above, engine::LinearRelation::Le)};
