@@ -169,6 +169,7 @@ PropStatus Linear::propagate_ne(Store& s) {
 
 PropStatus Linear::propagate(Store& s) {
     if (relation_ == LinearRelation::Ne) return propagate_ne(s);
+    if (relation_ == LinearRelation::Eq && divisor_ > 1 && constant_ % divisor_ != 0) return PropStatus::Fail;
     if (const std::optional<PropStatus> status = propagate_small(s)) return *status;
     bool changed = false;
     if (propagate_le(s, changed) == PropStatus::Fail) return PropStatus::Fail;

@@ -24,6 +24,7 @@ class Linear final : public Propagator {
         : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
         small_coefficients_ = true;
         for (const LinearTerm& t : terms_) {
+            divisor_ = gcd(divisor_, t.coefficient);
             if (t.coefficient > (1LL << 31) || t.coefficient < -(1LL << 31)) small_coefficients_ = false;
             else small_.push_back(static_cast<long long>(t.coefficient));
         }
@@ -44,6 +45,9 @@ class Linear final : public Propagator {
     std::vector<LinearTerm> terms_;
     LinearRelation relation_;
     Integer constant_;
+    // The gcd of the coefficients: an equality whose constant it does not divide has no solution
+    // (checked first: bounds reasoning alone would creep towards that failure one unit at a time).
+    Integer divisor_ = 0;
     bool small_coefficients_ = false;  // set in the constructor
     std::vector<long long> small_;     // the coefficients as machine integers, when small
     // Per-run buffers of propagate_small (kept to avoid an allocation per run).
