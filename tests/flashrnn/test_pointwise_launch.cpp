@@ -61,3 +61,19 @@ TEST_CASE("device presets: the short names h100 and a100 are the SXM and 80 GB p
     CHECK(preset("a100").sm_count == 108);
     CHECK_THROWS_WITH_AS(preset("h800"), doctest::Contains("valid presets: h100_sxm"), std::invalid_argument);
 }
+
+TEST_CASE("pointwise launch: the compiled kernel's thread limit and the tensors' alignment bound the choice") {
+    const DeviceLimits limits = preset("h100_sxm");
+    for (int kernel_limit : {32, 96, 256, 640}) {
+        CAPTURE(kernel_limit);
+        const PointwiseLaunch l = choose_pointwise_launch(limits, {16 * 12 * 64, 64, 2, 16, kernel_limit});
+        CHECK(l.threads_per_block <= kernel_limit);
+        CHECK(l.threads_per_block % limits.warp_size == 0);
+        CHECK(l.blocks * l.threads_per_block * l.elements_per_thread >= 16 * 12 * 64);
+    }
+    for (int alignment : {2, 4, 8, 16}) {
+        CAPTURE(alignment);
+        const PointwiseLaunch l = choose_pointwise_launch(limits, {16 * 12 * 64, 64, 2, alignment});
+        CHECK(l.vector_width * 2 == alignment); // the widest the alignment allows
+    }
+}

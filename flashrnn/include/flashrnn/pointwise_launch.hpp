@@ -13,6 +13,9 @@ struct PointwiseProblem {
     int head_dim;              // a vector access never crosses a head's row
     int bytes_per_element;     // 2 (bf16, fp16) or 4 (fp32)
     int max_vector_bytes = 16; // the alignment every tensor's address allows (a power of two <= 16)
+    // The most threads a block of the compiled kernel can have (its register use, read back from the
+    // compiled kernel with cudaFuncGetAttributes); 0: only the device's limit applies.
+    int max_threads_per_block = 0;
 };
 
 struct PointwiseLaunch {

@@ -27,6 +27,8 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
     auto per_thread = m.var("elements_per_thread", 1, 64);
     auto blocks = m.var("blocks", 1, Integer(2147483647));  // gridDim.x limit
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
+    if (problem.max_threads_per_block > 0)
+        m.add(threads <= problem.max_threads_per_block, "the compiled kernel's registers allow the threads");
     m.add(vector * problem.bytes_per_element <= 16, "a vector access is at most 16 bytes");
     m.add(vector * problem.bytes_per_element <= std::max(problem.max_vector_bytes, problem.bytes_per_element),
           "a vector access is aligned in every tensor");

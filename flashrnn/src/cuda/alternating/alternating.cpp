@@ -102,16 +102,16 @@ int common_alignment(std::initializer_list<const void*> pointers) {
 
 // The ConstrINT solve takes a fraction of a millisecond; a training loop calls with the same sizes
 // thousands of times, so each (device, problem) is solved once.
-PointwiseLaunch launch_for(const ProblemShape& p, DType dtype, int max_vector_bytes) {
+PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype, int max_vector_bytes) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, std::int64_t, std::int64_t, int, int>, PointwiseLaunch> cache;
+    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, DType, int>, PointwiseLaunch> cache;
     const int device = cuda::current_device();
-    const auto key = std::make_tuple(device, units_per_step(p), p.head_dim, bytes_of(dtype), max_vector_bytes);
+    const auto key = std::make_tuple(device, cell, units_per_step(p), p.head_dim, dtype, max_vector_bytes);
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
-    const PointwiseLaunch launch =
-        choose_pointwise_launch(cuda::limits_of_current_device(),
-                                {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype), max_vector_bytes});
+    const PointwiseLaunch launch = choose_pointwise_launch(
+        cuda::limits_of_current_device(), {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
+                                           max_vector_bytes, step_kernels_max_threads(cell, dtype)});
     cache.emplace(key, launch);
     return launch;
 }
@@ -167,7 +167,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     WorkspacePlan plan(workspace);
     const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
     const PointwiseLaunch launch =
-        launch_for(p, dtype,
+        launch_for(cell, p, dtype,
                    common_alignment({args.gate_inputs, args.bias, args.initial_states, args.states,
                                      args.last_state}));
     const StateSequenceLayout sequence = state_sequence_layout(info, p);
@@ -223,7 +223,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
     const PointwiseLaunch launch =
-        launch_for(p, dtype,
+        launch_for(cell, p, dtype,
                    common_alignment({args.states, args.d_states, args.d_last_state, args.d_gate_inputs,
                                      args.d_initial_states}));
     const bool cut = policy.mode == RecurrentGradient::Mode::cut;

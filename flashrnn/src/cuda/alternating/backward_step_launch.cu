@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "cuda/alternating/step_kernels.cuh"
 #include "cuda/alternating/step_launch.hpp"
 #include "cuda/common/cuda_check.hpp"
@@ -15,6 +17,24 @@ void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch,
         });
     });
     cuda::check_launch("backward_step_kernel");
+}
+
+int forward_step_kernel_max_threads(Cell cell, DType dtype); // forward_step_launch.cu
+
+int step_kernels_max_threads(Cell cell, DType dtype) {
+    int most = forward_step_kernel_max_threads(cell, dtype);
+    visit_cell(cell, [&]<class C>(C) {
+        cuda::visit_dtype(dtype, [&]<class T>(T) {
+            for (int width : {1, 2, 4, 8})
+                cuda::visit_vector_width<T>(width, [&]<int V>(std::integral_constant<int, V>) {
+                    cudaFuncAttributes attributes{};
+                    cuda::check(cudaFuncGetAttributes(&attributes, backward_step_kernel<C, T, V>),
+                                "cudaFuncGetAttributes (backward_step_kernel)");
+                    most = std::min(most, attributes.maxThreadsPerBlock);
+                });
+        });
+    });
+    return most;
 }
 
 void launch_initial_states_gradient(DType dtype, const InitialStatesGradient& params, Stream stream) {

@@ -14,6 +14,10 @@ void launch_forward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, 
                          Stream stream);
 void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const BackwardStep& step,
                           Stream stream);
+// The most threads per block that every instance of the cell's step kernels (forward and backward, every
+// vector width) can be launched with: their register use read back from the compiled kernels.
+int step_kernels_max_threads(Cell cell, DType dtype);
+
 void launch_initial_states_gradient(DType dtype, const InitialStatesGradient& params, Stream stream);
 
 } // namespace flashrnn::alternating
