@@ -33,20 +33,27 @@ TEST_CASE("scan launch: every preset, kernel, length and dtype gets a compiled c
                         CHECK(c.threads_per_block <= limits.max_threads_per_block);
                         CHECK(c.threads_per_block % limits.warp_size == 0);
                         if (!aligned) CHECK(c.access != ScanAccess::vector);
-                        if (c.access == ScanAccess::vector) CHECK(c.elements_per_thread * bytes % 16 == 0);
+                        if (c.access == ScanAccess::vector) CHECK(c.elements_per_thread * bytes == 16);
                         const std::int64_t tile = std::int64_t{c.elements_per_thread} * c.threads_per_block;
                         CHECK((c.threads_per_block == limits.warp_size || tile < 2 * length));
                     }
     }
 }
 
-TEST_CASE("scan launch: aligned rows get 16-byte vector access; long sequences a long tile") {
+TEST_CASE("scan launch: the measured preferences (H100)") {
     const DeviceLimits h100 = preset("h100");
-    const ScanConfig f = choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 4, true, false});
-    CHECK(f.access == ScanAccess::vector);
-    CHECK(f.elements_per_thread * f.threads_per_block >= 1024);
-    const ScanConfig s = choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 16, 4, true, false});
-    CHECK(s.threads_per_block == 32);
+    // fp32 forward, long rows: shared access, 8 elements (32 bytes) per thread, tile 2048.
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 4, true, false}) ==
+          ScanConfig{8, 256, ScanAccess::shared});
+    // backward: 16 bytes per thread; bf16 tiles of about 1024.
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 4, true, false}) ==
+          ScanConfig{4, 512, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 2, true, false}) ==
+          ScanConfig{8, 128, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 2, false, false}) ==
+          ScanConfig{16, 32, ScanAccess::shared});
+    // short rows: one warp.
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 16, 4, true, false}).threads_per_block == 32);
 }
 
 TEST_CASE("scan launch: the tile variant holds the whole sequence, or says why it cannot") {

@@ -62,11 +62,13 @@ struct ScanProblem {
 };
 
 // Solves the model: a compiled configuration within the block's thread, register and static shared
-// memory limits; vector access only on aligned rows and with whole 16-byte packets; a tile not much
-// longer than the sequence. Preferences, in order: vector, then shared, then direct access; a tile
-// (threads x elements) near the sequence length up to 2048 elements; 16 or 32 bytes per thread and
-// tensor. Throws std::invalid_argument for a bad problem and std::runtime_error naming the conflicting
-// constraints when nothing fits.
+// memory limits; vector access only on 16-byte aligned rows and with one 16-byte packet per thread
+// and tensor; a tile not much longer than the sequence (or a single tile, for the tile variant).
+// Preferences, in order (measured on an H100, see scan_launch.cpp): shared access; 32 bytes per
+// thread and tensor forward, 16 backward; a tile near the sequence length, at most 2048 fp32 or 1024
+// 16-bit elements; vector before direct access. Answers are cached per device and problem. Throws
+// std::invalid_argument for a bad problem and std::runtime_error naming the conflicting constraints
+// when nothing fits.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
 
 // Whether a configuration is one of the kernel's compiled ones.

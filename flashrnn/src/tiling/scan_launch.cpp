@@ -3,7 +3,10 @@
 #include <constrint/constrint.hpp>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace flashrnn {
@@ -41,9 +44,18 @@ Domains domains_of(ScanKernel kernel) {
 // solver away from configurations that would spill.
 Integer register_estimate_base() { return 32; }
 
-// The tile length the model aims for: the sequence, rounded to whole warps, between 128 and 2048
-// elements (longer tiles only add registers and barrier latency; measured on an H100).
-std::int64_t target_tile(std::int64_t length) { return std::clamp<std::int64_t>(length, 128, 2048); }
+// The preferences below come from timing every compiled linrec configuration on an H100 (shape
+// 13200 x L, L = 1024 .. 65536; docs/benchmarks.md): shared access is the fastest or within a few
+// percent everywhere; vector access only pays with one 16-byte packet per thread and tensor (several
+// packets per thread halve the coalescing); forward passes like 32 bytes per thread and tensor,
+// backward passes (three loads, two stores) 16; tiles of 2048 fp32 or 1024 bf16 elements, shorter
+// for short sequences.
+std::int64_t target_tile(std::int64_t length, int bytes_per_element) {
+    return std::clamp<std::int64_t>(length, 128, 512 * bytes_per_element);
+}
+int target_bytes_per_thread(ScanKernel kernel) {
+    return kernel == ScanKernel::linrec_forward || kernel == ScanKernel::rglru_forward ? 32 : 16;
+}
 
 } // namespace
 
@@ -110,7 +122,34 @@ std::string describe(const ScanConfig& config) {
            std::string(to_string(config.access)) + " access";
 }
 
+namespace {
+
+ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
+
+} // namespace
+
+// Solving takes about a millisecond: the answers are kept (per device description and problem), so
+// that a kernel launched in a training loop pays it once.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
+    using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, std::int64_t, int, bool, bool>;
+    static std::mutex mutex;
+    static std::map<Key, ScanConfig> cache;
+    const Key key{limits.name, limits.compute_capability(), limits.sm_count, limits.max_threads_per_block, kernel,
+                  problem.sequences, problem.length, problem.bytes_per_element, problem.rows_aligned, problem.single_tile};
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const ScanConfig config = solve_scan_model(limits, kernel, problem); // throws: nothing cached
+    std::lock_guard lock(mutex);
+    if (cache.size() >= 4096) cache.clear();
+    cache.emplace(key, config);
+    return config;
+}
+
+namespace {
+
+ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
     const std::string what = "scan launch (" + std::string(to_string(kernel)) + ")";
     if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
         throw std::invalid_argument(what + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
@@ -141,17 +180,18 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
     m.add(((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block)),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
-    m.add((access != 2) | ((elements * bytes) % 16 == 0), "vector access in whole 16-byte packets");
+    m.add((access != 2) | (elements * bytes == 16), "vector access in one 16-byte packet per thread and tensor");
     if (problem.single_tile)
         m.add(tile >= length, "the tile variant holds the whole sequence in one tile");
     else
         m.add((threads == limits.warp_size) | (tile < Integer(2 * problem.length)),
               "at least half of a tile holds elements (or the block is one warp)");
 
-    m.search({access, threads, elements});
-    m.maximize(access);
-    m.minimize(constrint::abs(tile - Integer(target_tile(problem.length))));
-    m.minimize(constrint::abs(elements * bytes - 32));
+    m.search({access, elements, threads});
+    m.minimize(constrint::abs(access - 1)); // shared first, then vector or direct
+    m.minimize(constrint::abs(elements * bytes - target_bytes_per_thread(kernel)));
+    m.minimize(constrint::abs(tile - Integer(target_tile(problem.length, problem.bytes_per_element))));
+    m.maximize(access); // vector before direct
 
     constrint::SolveOptions options;
     options.node_limit = 100000;
@@ -168,5 +208,7 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
     const constrint::Solution& s = r.solutions.back();
     return {static_cast<int>(s[elements]), static_cast<int>(s[threads]), static_cast<ScanAccess>(static_cast<int>(s[access]))};
 }
+
+} // namespace
 
 } // namespace flashrnn

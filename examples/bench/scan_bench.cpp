@@ -1,0 +1,238 @@
+// Throughput of the scans (linrec forward/backward, fused RG-LRU) on shape (rows, L) with rows =
+// 132 x 100 by default, against the device's copy bandwidth. Each tensor read or written counts once:
+// linrec forward 3 tensors (x, c -> y), backward 5 (dy, c, y -> dx, dc); RG-LRU forward 4 (x, gate_a,
+// gate_x -> h), backward 8 (x, gate_a, gate_x, h, dh -> dx, d_gate_a, d_gate_x). Timing: CUDA events,
+// warm-up, median of many runs. Prints a table and writes it as CSV.
+//
+//   scan_bench [--rows N] [--lengths 16,64,...] [--dtypes fp32,bf16] [--kernels linrec,rglru]
+//              [--variants automatic,pipe,ref] [--sweep] [--runs N] [--csv FILE]
+// --sweep times every compiled linrec configuration and reports the fastest next to the model's choice.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "flashrnn/linrec.hpp"
+#include "flashrnn/rglru.hpp"
+#include "flashrnn/scan_launch.hpp"
+
+namespace {
+
+using namespace flashrnn;
+
+void ok(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+struct Buffer {
+    void* data = nullptr;
+    explicit Buffer(std::size_t bytes) { ok(cudaMalloc(&data, bytes), "cudaMalloc"); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { cudaFree(data); }
+};
+
+// Median milliseconds of `runs` timed calls after `warmup` untimed ones.
+double median_ms(const std::function<void()>& call, int runs, int warmup = 3) {
+    cudaEvent_t start, stop;
+    ok(cudaEventCreate(&start), "cudaEventCreate");
+    ok(cudaEventCreate(&stop), "cudaEventCreate");
+    for (int i = 0; i < warmup; ++i) call();
+    std::vector<float> times;
+    for (int i = 0; i < runs; ++i) {
+        ok(cudaEventRecord(start), "cudaEventRecord");
+        call();
+        ok(cudaEventRecord(stop), "cudaEventRecord");
+        ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
+        float ms = 0;
+        ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+        times.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// Fills a buffer with a constant pattern (the values do not matter for the timing, only that they are
+// finite: 0x3C for every byte is 0.0115 in fp32, 1.47 in bf16 halves... all finite, |c| < 1 in fp32).
+void fill(void* data, std::size_t bytes) { ok(cudaMemset(data, 0x3C, bytes), "cudaMemset"); }
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string part; std::getline(in, part, ',');)
+        if (!part.empty()) parts.push_back(part);
+    return parts;
+}
+
+struct Row {
+    std::string kernel, dtype, variant, config;
+    long long length;
+    double ms, gbps, fraction;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    long long rows = 132 * 100;
+    std::vector<long long> lengths{16, 64, 256, 1024, 4096, 16384, 65536};
+    std::vector<std::string> dtypes{"fp32", "bf16"}, kernels{"linrec", "rglru"}, variants{"automatic"};
+    bool sweep = false;
+    int runs = 20;
+    std::string csv_path = "scan_bench.csv";
+    for (int i = 1; i < argc; ++i) {
+        const std::string key = argv[i];
+        auto value = [&] {
+            if (i + 1 >= argc) throw std::invalid_argument(key + " needs a value");
+            return std::string(argv[++i]);
+        };
+        if (key == "--rows") rows = std::stoll(value());
+        else if (key == "--lengths") {
+            lengths.clear();
+            for (const auto& l : split(value())) lengths.push_back(std::stoll(l));
+        } else if (key == "--dtypes") dtypes = split(value());
+        else if (key == "--kernels") kernels = split(value());
+        else if (key == "--variants") variants = split(value());
+        else if (key == "--sweep") sweep = true;
+        else if (key == "--runs") runs = std::stoi(value());
+        else if (key == "--csv") csv_path = value();
+        else {
+            std::fprintf(stderr, "unknown option %s\n", key.c_str());
+            return 2;
+        }
+    }
+    cudaDeviceProp prop{};
+    ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    const long long max_length = *std::max_element(lengths.begin(), lengths.end());
+    const std::size_t max_bytes = static_cast<std::size_t>(rows * max_length) * 4;
+
+    // The device's copy bandwidth: a device-to-device copy of the largest tensor (read + write).
+    double copy_gbps = 0;
+    {
+        Buffer a(max_bytes), b(max_bytes);
+        fill(a.data, max_bytes);
+        const double ms = median_ms([&] { ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
+        copy_gbps = 2.0 * static_cast<double>(max_bytes) / (ms * 1e6);
+    }
+    std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB)\n", prop.name, rows,
+                copy_gbps, static_cast<double>(max_bytes) / 1e9);
+
+    std::vector<Buffer*> buffers;
+    for (int t = 0; t < 8; ++t) {
+        buffers.push_back(new Buffer(max_bytes));
+        fill(buffers.back()->data, max_bytes);
+    }
+    std::vector<float> lambda_host(100, 0.5f);
+    Buffer lambda(4 * 100 + 4), d_lambda(4 * 100 + 4);
+    ok(cudaMemcpy(lambda.data, lambda_host.data(), 400, cudaMemcpyHostToDevice), "cudaMemcpy");
+
+    std::vector<Row> table, swept; // swept: every configuration of --sweep (CSV only)
+    std::printf("%-8s %-5s %-10s %8s %10s %9s %6s  %s\n", "kernel", "dtype", "variant", "L", "ms", "GB/s", "copy%", "configuration");
+    auto record = [&](Row r) {
+        std::printf("%-8s %-5s %-10s %8lld %10.4f %9.0f %5.1f%%  %s\n", r.kernel.c_str(), r.dtype.c_str(), r.variant.c_str(),
+                    r.length, r.ms, r.gbps, 100 * r.fraction, r.config.c_str());
+        std::fflush(stdout);
+        table.push_back(std::move(r));
+    };
+    for (const std::string& dtype_name : dtypes) {
+        const DType dtype = parse_dtype(dtype_name);
+        const double size = bytes_of(dtype);
+        for (long long length : lengths) {
+            const ScanShape shape{rows, length};
+            const double elements = static_cast<double>(rows) * static_cast<double>(length);
+            auto rows_of = [&](int t) { return Rows{buffers[static_cast<std::size_t>(t)]->data, length}; };
+            auto in = [&](int t) { return ConstRows{buffers[static_cast<std::size_t>(t)]->data, length}; };
+            auto bench = [&](const std::string& kernel, const std::string& variant, const std::string& config,
+                             int tensors, const std::function<void()>& call, int n) {
+                const double ms = median_ms(call, n);
+                const double gbps = tensors * elements * size / (ms * 1e6);
+                record({kernel, dtype_name, variant, config, length, ms, gbps, gbps / copy_gbps});
+            };
+            if (std::find(kernels.begin(), kernels.end(), "linrec") != kernels.end()) {
+                for (bool backward : {false, true}) {
+                    const std::string kernel = backward ? "linrec.b" : "linrec.f";
+                    const int tensors = backward ? 5 : 3;
+                    auto run = [&](const LinrecOptions& options) {
+                        if (backward)
+                            linrec_backward(dtype, shape, in(0), in(1), in(2), rows_of(3), rows_of(4), false, nullptr, options);
+                        else
+                            linrec_forward(dtype, shape, in(0), in(1), rows_of(2), false, nullptr, options);
+                    };
+                    for (const std::string& variant_name : variants) {
+                        const LinrecVariant variant = parse_linrec_variant(variant_name);
+                        if (variant == LinrecVariant::ref && length > 4096) continue; // minutes per run
+                        if (variant == LinrecVariant::tile && length > 4096) continue;
+                        std::string config = variant == LinrecVariant::ref ? "one thread per row" : "";
+                        if (variant == LinrecVariant::automatic || variant == LinrecVariant::pipe || variant == LinrecVariant::tile)
+                            config = variant == LinrecVariant::tile ? "model (tile)" : describe(linrec_config(dtype, shape, backward, true));
+                        bench(kernel, variant_name, config, tensors, [&] { run({variant, std::nullopt}); },
+                              variant == LinrecVariant::ref ? 3 : runs);
+                    }
+                    if (sweep) {
+                        double best_ms = 1e30;
+                        ScanConfig best{};
+                        for (int e : kLinrecDomains.elements_per_thread)
+                            for (int t : kLinrecDomains.threads_per_block)
+                                for (ScanAccess a : kLinrecDomains.accesses) {
+                                    const ScanConfig c{e, t, a};
+                                    const double ms = median_ms([&] { run({LinrecVariant::pipe, c}); }, std::max(5, runs / 4));
+                                    if (ms < best_ms) best_ms = ms, best = c;
+                                    const double g = tensors * elements * size / (ms * 1e6);
+                                    swept.push_back({kernel, dtype_name, "sweep", describe(c), length, ms, g, g / copy_gbps});
+                                }
+                        const double gbps = tensors * elements * size / (best_ms * 1e6);
+                        record({kernel, dtype_name, "best", describe(best), length, best_ms, gbps, gbps / copy_gbps});
+                    }
+                }
+            }
+            if (std::find(kernels.begin(), kernels.end(), "rglru") != kernels.end() && rows % 100 == 0 && dtype != DType::fp16) {
+                const RglruShape rshape{rows / 100, 100, length};
+                RglruForwardArgs f{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, rows_of(3), nullptr, std::nullopt};
+                RglruBackwardArgs b{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, in(3), in(4), nullptr,
+                                    rows_of(5), rows_of(6), rows_of(7), static_cast<float*>(d_lambda.data), nullptr, std::nullopt};
+                bench("rglru.f", "fused", "", 4, [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
+                bench("rglru.b", "fused", "", 8, [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
+                bench("rglru.fb", "fused", "", 12, [&] {
+                    rglru_forward(dtype, rshape, f, nullptr);
+                    rglru_backward(dtype, rshape, b, nullptr);
+                }, runs);
+                if (sweep)
+                    for (int e : kRglruDomains.elements_per_thread)
+                        for (int t : kRglruDomains.threads_per_block)
+                            for (ScanAccess a : kRglruDomains.accesses) {
+                                const ScanConfig c{e, t, a};
+                                f.config = c;
+                                b.config = c;
+                                for (bool backward : {false, true}) {
+                                    const double ms = median_ms([&] {
+                                        if (backward) rglru_backward(dtype, rshape, b, nullptr);
+                                        else rglru_forward(dtype, rshape, f, nullptr);
+                                    }, std::max(5, runs / 4));
+                                    const double g = (backward ? 8 : 4) * elements * size / (ms * 1e6);
+                                    swept.push_back({backward ? "rglru.b" : "rglru.f", dtype_name, "sweep", describe(c), length,
+                                                     ms, g, g / copy_gbps});
+                                }
+                            }
+            }
+        }
+    }
+    ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    for (Buffer* b : buffers) delete b;
+
+    std::ofstream csv(csv_path);
+    csv << "kernel,dtype,variant,length,rows,ms,gbps,fraction_of_copy,copy_gbps,configuration\n";
+    table.insert(table.end(), swept.begin(), swept.end());
+    for (const Row& r : table)
+        csv << r.kernel << ',' << r.dtype << ',' << r.variant << ',' << r.length << ',' << rows << ',' << r.ms << ','
+            << r.gbps << ',' << r.fraction << ',' << copy_gbps << ",\"" << r.config << "\"\n";
+    std::printf("wrote %s\n", csv_path.c_str());
+    return 0;
+}
