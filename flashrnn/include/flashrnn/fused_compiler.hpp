@@ -25,12 +25,19 @@ struct KernelSource {
     std::string entry;  // the kernel: a name expression ("fused_forward", "fused_forward<FusedTraits>")
 };
 
-// What ptxas reported for one kernel.
+// Where a register report comes from. With a GPU driver present NVRTC may take the cubin from the
+// driver's compute cache (~/.nv/ComputeCache) and then writes no ptxas report at all; the report is
+// then read from the loaded cubin's attributes, which know registers and local memory (spills and
+// stack together) but not spills alone.
+enum class RegisterSource { none, ptxas_log, cubin_attributes };
+
+// What the compiler reported for one kernel.
 struct RegisterReport {
     int registers_per_thread = 0;
     std::int64_t spill_store_bytes = 0;
     std::int64_t spill_load_bytes = 0;
-    std::int64_t stack_frame_bytes = 0;
+    std::int64_t stack_frame_bytes = 0;  // cubin_attributes: the function's local memory
+    RegisterSource source = RegisterSource::ptxas_log;
     friend bool operator==(const RegisterReport&, const RegisterReport&) = default;
 };
 
@@ -69,7 +76,8 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
 // The architecture of a compute capability: 90 -> "sm_90".
 std::string architecture_of(int compute_capability);
 
-// The feedback for the tiling model from a compiled kernel's register report.
+// The feedback for the tiling model from a compiled kernel's register report (spills: the ptxas
+// spill stores, or for a report from cubin attributes the local memory).
 RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel);
 
 // On a GPU: loads the cubin into the current context and reads registers per thread and local

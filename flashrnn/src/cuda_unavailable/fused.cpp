@@ -24,7 +24,9 @@ CompiledKernel compile_fused_kernel(const KernelSource&, const FusedKernelTraits
 }
 std::string architecture_of(int compute_capability) { return "sm_" + std::to_string(compute_capability); }
 RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
-    return {traits, kernel.registers.registers_per_thread, kernel.registers.spill_store_bytes};
+    const RegisterReport& r = kernel.registers;
+    return {traits, r.registers_per_thread,
+            r.source == RegisterSource::cubin_attributes ? r.stack_frame_bytes : r.spill_store_bytes};
 }
 RegisterReport registers_from_cubin(const CompiledKernel&) { unavailable("registers_from_cubin"); }
 KernelCache::KernelCache(std::filesystem::path dir) : dir_(std::move(dir)) {}

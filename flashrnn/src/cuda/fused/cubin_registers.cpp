@@ -18,6 +18,7 @@ RegisterReport registers_from_cubin(const CompiledKernel& kernel) {
                     "cudaFuncGetAttributes");
         report.registers_per_thread = attributes.numRegs;
         report.stack_frame_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
+        report.source = RegisterSource::cubin_attributes;
     } catch (...) {
         cudaLibraryUnload(library);
         throw;

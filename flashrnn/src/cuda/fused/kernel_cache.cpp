@@ -1,5 +1,5 @@
 // The on-disk cache of compiled kernels. File layout (integers little-endian u64):
-//   "FLASHRNN-KERNEL-CACHE-1\n"
+//   "FLASHRNN-KERNEL-CACHE-2\n"
 //   fields, each a length and its bytes: key, architecture, lowered name, log, registers, cubin
 //   FNV-1a 64 of everything before it
 // Writers never touch a file in place: they write a temporary file in the same folder and rename(2)
@@ -25,7 +25,7 @@
 namespace flashrnn {
 namespace {
 
-constexpr std::string_view kMagic = "FLASHRNN-KERNEL-CACHE-1\n";
+constexpr std::string_view kMagic = "FLASHRNN-KERNEL-CACHE-2\n";
 
 void put_u64(std::string& out, std::uint64_t value) {
     for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
@@ -54,13 +54,19 @@ bool get_field(std::string_view in, std::size_t& at, std::string& field) {
 
 std::string registers_text(const RegisterReport& r) {
     return std::to_string(r.registers_per_thread) + " " + std::to_string(r.spill_store_bytes) + " " +
-           std::to_string(r.spill_load_bytes) + " " + std::to_string(r.stack_frame_bytes);
+           std::to_string(r.spill_load_bytes) + " " + std::to_string(r.stack_frame_bytes) + " " +
+           std::to_string(static_cast<int>(r.source));
 }
 
 bool parse_registers(const std::string& text, RegisterReport& r) {
     std::istringstream in(text);
-    return static_cast<bool>(in >> r.registers_per_thread >> r.spill_store_bytes >> r.spill_load_bytes >>
-                             r.stack_frame_bytes);
+    int source = -1;
+    if (!(in >> r.registers_per_thread >> r.spill_store_bytes >> r.spill_load_bytes >> r.stack_frame_bytes >>
+          source) ||
+        source < 0 || source > static_cast<int>(RegisterSource::cubin_attributes))
+        return false;
+    r.source = static_cast<RegisterSource>(source);
+    return true;
 }
 
 std::string serialize(const std::string& key, const CompiledKernel& kernel) {

@@ -3,6 +3,7 @@
 #include "flashrnn/fused_compiler.hpp"
 
 #include "cuda/fused/fnv1a.hpp"
+#include "flashrnn/cuda_stream.hpp"
 
 #include <nvrtc.h>
 
@@ -121,7 +122,20 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     kernel.cubin.resize(cubin_size);
     check(nvrtcGetCUBIN(*program, kernel.cubin.data()), "nvrtcGetCUBIN");
     kernel.architecture = std::string(architecture);
-    kernel.registers = parse_ptxas_report(kernel.log, kernel.lowered_name).value_or(RegisterReport{});
+    if (auto report = parse_ptxas_report(kernel.log, kernel.lowered_name)) {
+        kernel.registers = *report;
+    } else {
+        // No ptxas run (the driver's compute cache had the cubin): ask the driver, when the cubin
+        // can be loaded here.
+        kernel.registers.source = RegisterSource::none;
+        if (cuda_device_available()) {
+            try {
+                kernel.registers = registers_from_cubin(kernel);
+            } catch (const std::runtime_error&) {
+                // Another architecture than the GPU's: no report.
+            }
+        }
+    }
     kernel.cache_key = key;
     if (options.use_cache) {
         try {
@@ -135,7 +149,9 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
 }
 
 RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
-    return {traits, kernel.registers.registers_per_thread, kernel.registers.spill_store_bytes};
+    const RegisterReport& r = kernel.registers;
+    return {traits, r.registers_per_thread,
+            r.source == RegisterSource::cubin_attributes ? r.stack_frame_bytes : r.spill_store_bytes};
 }
 
 } // namespace flashrnn
