@@ -3,6 +3,7 @@
 #include "flashrnn/flashrnn.hpp"
 #include "flashrnn/fused_tiling.hpp"
 #include "flashrnn/pointwise_launch.hpp"
+#include "flashrnn/scan_launch.hpp"
 #include "run_alternating.hpp"
 
 #include <chrono>
@@ -21,6 +22,8 @@ constexpr const char* kUsage = R"(flashrnn - recurrent-network kernels tiled by 
 usage:
   flashrnn tune --gpu GPU --cell CELL --heads NH --head-dim DH --batch B [--dtype DTYPE] [--backend BACKEND]
       print the launch configuration the solver picks (or why none exists: exit status 1)
+  flashrnn tune --kernel SCAN --length L [--gpu GPU] [--dtype DTYPE] [--sequences N] [--aligned yes|no]
+      the scan kernels' configuration (SCAN: linrec or rglru; GPU: 'device' when present, else h100_sxm)
   flashrnn run --cell CELL --heads NH --head-dim DH --batch B --steps T [--backend BACKEND] [--dtype DTYPE]
       run forward and backward on random data and print the time
 
@@ -104,7 +107,35 @@ int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::i
     return 0;
 }
 
+// `tune --kernel linrec|rglru`: the scan launch model's choice for both passes.
+int tune_scan(std::map<std::string, std::string> options) {
+    const std::string kernel = take(options, "kernel");
+    const std::int64_t length = take_positive(options, "length");
+    const std::int64_t sequences = options.count("sequences") ? take_positive(options, "sequences") : 132 * 100;
+    const std::string gpu = take(options, "gpu", flashrnn::cuda_device_available() ? "device" : "h100_sxm");
+    const std::string dtype = take(options, "dtype", "bf16");
+    const std::string aligned = take(options, "aligned", "yes");
+    no_options_left(options);
+    if (kernel != "linrec" && kernel != "rglru") throw UsageError("unknown scan kernel '" + kernel + "' (linrec or rglru)");
+    if (aligned != "yes" && aligned != "no") throw UsageError("--aligned must be yes or no, got '" + aligned + "'");
+    const int bytes = bytes_of(dtype);
+    const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    std::printf("gpu: %s\n%s, %lld sequences of length %lld, %s, rows %s\n", limits.name.c_str(), kernel.c_str(),
+                static_cast<long long>(sequences), static_cast<long long>(length), dtype.c_str(),
+                aligned == "yes" ? "aligned to 16 bytes" : "not aligned (no vector access)");
+    for (const char* pass : {"forward", "backward"}) {
+        const auto scan_kernel = flashrnn::parse_scan_kernel(kernel + "_" + pass);
+        const auto start = std::chrono::steady_clock::now();
+        const flashrnn::ScanConfig config =
+            flashrnn::choose_scan_config(limits, scan_kernel, {sequences, length, bytes, aligned == "yes", false});
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%s %s: %s (solved in %.2f ms)\n", kernel.c_str(), pass, flashrnn::describe(config).c_str(), ms);
+    }
+    return 0;
+}
+
 int tune(std::map<std::string, std::string> options) {
+    if (options.count("kernel")) return tune_scan(std::move(options));
     const std::string gpu = take(options, "gpu");
     const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
     const std::int64_t heads = take_positive(options, "heads"), head_dim = take_positive(options, "head-dim");

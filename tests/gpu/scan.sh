@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The scans' GPU checks (issue 7), for a build with CUDA (sm_90) on a GPU machine:
+#   tests/gpu/scan.sh BUILD_DIR [OUT_DIR]
+# 1. the linrec and RG-LRU GPU tests (flashrnn_gpu_tests, exact and random, every configuration);
+# 2. compute-sanitizer memcheck, racecheck and synccheck on the quick subsets;
+# 3. the benchmark (examples/bench/scan_bench) and, where PyTorch is importable, its torch.add / copy
+#    peers (examples/bench/scan_peer.py); CSV files go to OUT_DIR (default: BUILD_DIR/scan_results).
+# Exit status: non-zero when a test or a sanitizer run fails.
+set -uo pipefail
+build=${1:?usage: tests/gpu/scan.sh BUILD_DIR [OUT_DIR]}
+out=${2:-$build/scan_results}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tests=$build/tests/gpu/flashrnn_gpu_tests
+bench=$build/examples/bench/scan_bench
+mkdir -p "$out"
+status=0
+step() { printf '\n== %s\n' "$*"; }
+
+step "GPU tests: linrec and RG-LRU"
+"$tests" -tc='linrec*,RG-LRU*' || status=1
+
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck synccheck; do
+    step "compute-sanitizer --tool $tool (quick subsets)"
+    "$sanitizer" --tool "$tool" --error-exitcode 9 "$tests" -tc='linrec small*,RG-LRU small*' || status=1
+done
+
+step "benchmark: scans (13200 rows, L = 16 .. 65536)"
+"$bench" --variants automatic,ref,tile --csv "$out/scan_bench.csv" | tee "$out/scan_bench.txt" || status=1
+if python3 -c 'import torch' 2>/dev/null; then
+    step "peers: torch.add and copy on the same shapes"
+    python3 "$here/examples/bench/scan_peer.py" --csv "$out/scan_peer.csv" | tee "$out/scan_peer.txt" || status=1
+fi
+
+step "summary (fraction of the measured copy bandwidth, automatic configuration)"
+awk -F, 'NR > 1 && ($3 == "automatic" || $3 == "fused") { printf "%-9s %-5s L=%-6s %6.0f GB/s %5.1f%%\n", $1, $2, $4, $7, 100 * $8 }' \
+    "$out/scan_bench.csv"
+exit $status
