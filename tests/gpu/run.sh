@@ -4,26 +4,27 @@
 #
 #   tests/gpu/run.sh [BIN]     BIN: the programs built by scripts/build-gpu.sh (default ./gpu-bin)
 #
-# Logs and CSV files go to $OUT (default /tmp/flashrnn-gpu). Set FLASHRNN_GPU_QUICK=1 for the
-# short benchmark grid.
+# CSV files and one file of all logs (logs.txt) go to $OUT (default /tmp/flashrnn-gpu). Set
+# FLASHRNN_GPU_QUICK=1 for the short benchmark grid.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:-gpu-bin}
 OUT=${OUT:-/tmp/flashrnn-gpu}
+LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 QUICK=${FLASHRNN_GPU_QUICK:-0}
 summary=()
 step() { # name, command...
   local name=$1; shift
   local start=$SECONDS
-  "$@" >"$OUT/$name.log" 2>&1
+  "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
   summary+=("$(printf '%-34s %-6s %4ss' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL:$rc)" $((SECONDS - start)))")
-  tail -n 25 "$OUT/$name.log"
+  tail -n 25 "$LOGS/$name.log"
   return $rc
 }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/device.txt"
 step gpu-tests "$BIN/flashrnn_gpu_tests"
 step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*,*refuses*'
 step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*'
@@ -39,6 +40,7 @@ if python3 -c "import torch" 2>/dev/null; then
 fi
 
 echo
-echo "== summary ($(head -2 "$OUT/device.txt" | tail -1))"
+for f in "$LOGS"/*; do echo "===== $(basename "$f")"; cat "$f"; done >"$OUT/logs.txt"
+echo "== summary ($(head -2 "$LOGS/device.txt" | tail -1))"
 printf '%s\n' "${summary[@]}"
 for f in "$OUT"/alternating_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done
