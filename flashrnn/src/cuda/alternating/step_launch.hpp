@@ -10,10 +10,11 @@
 
 namespace flashrnn::alternating {
 
+// `programmatic`: launch as a programmatic dependent of the kernel before it (dependent_launch.cuh).
 void launch_forward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const ForwardStep& step,
-                         Stream stream);
+                         Stream stream, bool programmatic);
 void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const BackwardStep& step,
-                          Stream stream);
+                          Stream stream, bool programmatic);
 // The most threads per block that every instance of the cell's step kernels (forward and backward, every
 // vector width) can be launched with: their register use read back from the compiled kernels.
 int step_kernels_max_threads(Cell cell, DType dtype);
