@@ -44,10 +44,17 @@ template <class T, int E, ScanAccess A> struct Chunk {
         if constexpr (A == ScanAccess::shared) {
             const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
             const std::int64_t span = start - static_cast<std::int64_t>(lane) * E;
+            if (span + kWarpSize * E <= length) { // the whole span in the row: no per-element test
+                const T* source = row + span + lane;
 #pragma unroll
-            for (int j = 0; j < E; ++j) {
-                const std::int64_t i = span + j * kWarpSize + lane;
-                raw[j] = i < length ? row[i] : fill;
+                for (int j = 0; j < E; ++j)
+                    raw[j] = source[j * kWarpSize];
+            } else {
+#pragma unroll
+                for (int j = 0; j < E; ++j) {
+                    const std::int64_t i = span + j * kWarpSize + lane;
+                    raw[j] = i < length ? row[i] : fill;
+                }
             }
         } else if constexpr (A == ScanAccess::vector) {
             constexpr int V = kPacketElements<T, E>;
@@ -64,6 +71,10 @@ template <class T, int E, ScanAccess A> struct Chunk {
                 for (int e = 0; e < E; ++e)
                     raw[e] = start + e < length ? row[start + e] : fill;
             }
+        } else if (start + E <= length) {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                raw[e] = row[start + e];
         } else {
 #pragma unroll
             for (int e = 0; e < E; ++e)
@@ -104,11 +115,18 @@ __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int
             staging[WarpStaging<E>::padded(lane * E + e)] = values[e];
         __syncwarp();
         const std::int64_t span = start - static_cast<std::int64_t>(lane) * E;
+        if (span + kWarpSize * E <= length) {
+            T* target = row + span + lane;
 #pragma unroll
-        for (int j = 0; j < E; ++j) {
-            const std::int64_t i = span + j * kWarpSize + lane;
-            const float value = staging[WarpStaging<E>::padded(j * kWarpSize + lane)];
-            if (i < length) row[i] = from_float<T>(value);
+            for (int j = 0; j < E; ++j)
+                target[j * kWarpSize] = from_float<T>(staging[WarpStaging<E>::padded(j * kWarpSize + lane)]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const std::int64_t i = span + j * kWarpSize + lane;
+                const float value = staging[WarpStaging<E>::padded(j * kWarpSize + lane)];
+                if (i < length) row[i] = from_float<T>(value);
+            }
         }
         __syncwarp();
     } else if constexpr (A == ScanAccess::vector) {
@@ -127,6 +145,10 @@ __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int
             for (int e = 0; e < E; ++e)
                 if (start + e < length) row[start + e] = from_float<T>(values[e]);
         }
+    } else if (start + E <= length) {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            row[start + e] = from_float<T>(values[e]);
     } else {
 #pragma unroll
         for (int e = 0; e < E; ++e)

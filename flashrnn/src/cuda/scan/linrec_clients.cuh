@@ -103,16 +103,18 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
         f.c.fetch(c, start, p.length, zero);
         f.y.fetch(y, start, p.length, zero);
         const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+        // Only positions inside the row are read (a chunk past the row's end has no neighbour to load).
         const std::int64_t after = start + E, before = start - 1;
+        const bool before_in_row = before >= 0 && before < p.length;
         // forward step +1: c after the chunk (last lane), y before it (lane 0); step -1: the opposite.
         const bool last_lane = lane == kWarpSize - 1, first_lane = lane == 0;
         f.c_edge = zero;
         f.y_edge = zero;
         if (!p.reverse) {
             if (last_lane && after < p.length) f.c_edge = c[after];
-            if (first_lane && before >= 0) f.y_edge = y[before];
+            if (first_lane && before_in_row) f.y_edge = y[before];
         } else {
-            if (first_lane && before >= 0) f.c_edge = c[before];
+            if (first_lane && before_in_row) f.c_edge = c[before];
             if (last_lane && after < p.length) f.y_edge = y[after];
         }
     }

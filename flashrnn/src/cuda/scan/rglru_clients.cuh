@@ -133,7 +133,7 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         f.gate_a_edge = zero;
         f.h_edge = zero;
         if (lane == kWarpSize - 1 && start + E < p.length) f.gate_a_edge = gate_a[start + E];
-        if (lane == 0 && start >= 1) f.h_edge = h[start - 1];
+        if (lane == 0 && start >= 1 && start - 1 < p.length) f.h_edge = h[start - 1]; // inside the row only
     }
 
     __device__ __forceinline__ float decay(float gate_a_value) const {
