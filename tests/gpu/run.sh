@@ -29,7 +29,12 @@ step gpu-tests "$BIN/flashrnn_gpu_tests"
 step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*,*refuses*'
 step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*'
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
-if [ -f tests/gpu/scan.sh ]; then step scan bash tests/gpu/scan.sh "$BIN"; fi
+if [ -f tests/gpu/scan.sh ]; then # it expects a build folder's layout
+  layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
+  ln -s "$(realpath "$BIN/flashrnn_gpu_tests")" "$layout/tests/gpu/flashrnn_gpu_tests"
+  [ -f "$BIN/scan_bench" ] && ln -s "$(realpath "$BIN/scan_bench")" "$layout/examples/bench/scan_bench"
+  step scan bash tests/gpu/scan.sh "$layout" "$LOGS/scan"
+fi
 
 quick=(); [ "$QUICK" = 1 ] && quick=(--quick)
 if [ -x "$BIN/alternating_bench" ]; then
