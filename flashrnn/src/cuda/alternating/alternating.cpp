@@ -183,7 +183,6 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
                                w.weights_head_major, stream);
 
     cublasHandle_t handle = cuda::cublas_for(stream);
-    const bool programmatic = cuda::limits_of_current_device().compute_capability_major >= 9;
     ForwardStep step{unit_grid(p, launch),
                      gate_inputs_layout(info, p),
                      bias_layout(info, p),
@@ -200,7 +199,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
         recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
                            at(args.states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
         step.t = t;
-        launch_forward_step(cell, dtype, launch, step, stream, programmatic);
+        launch_forward_step(cell, dtype, launch, step, stream);
     }
 }
 
@@ -236,7 +235,6 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
                                w.weights_head_major, stream);
     cublasHandle_t handle = cuda::cublas_for(stream);
-    const bool programmatic = cuda::limits_of_current_device().compute_capability_major >= 9;
     BackwardStep step{unit_grid(p, launch),
                       gate_inputs_layout(info, p),
                       state_sequence_layout(info, p),
@@ -254,7 +252,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     for (std::int64_t t = p.time_steps; t >= 1; --t) {
         step.t = t;
         step.through_r = t < p.time_steps && !cut ? w.through_r : nullptr;
-        launch_backward_step(cell, dtype, launch, step, stream, programmatic);
+        launch_backward_step(cell, dtype, launch, step, stream);
         if (!cut)
             state_gradient_products(handle, dtype, products, w.weights_head_major,
                                     at(w.d_gates, (t - 1) * gates_per_step, dtype), w.through_r);

@@ -3,18 +3,16 @@
 #include "cuda/alternating/step_kernels.cuh"
 #include "cuda/alternating/step_launch.hpp"
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/common/dependent_launch.cuh"
 
 namespace flashrnn::alternating {
 
 void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const BackwardStep& step,
-                          Stream stream, bool programmatic) {
+                          Stream stream) {
     visit_cell(cell, [&]<class C>(C) {
         cuda::visit_dtype(dtype, [&]<class T>(T) {
             cuda::visit_vector_width<T>(launch.vector_width, [&]<int V>(std::integral_constant<int, V>) {
-                cuda::launch_dependent(backward_step_kernel<C, T, V>, static_cast<unsigned>(launch.blocks),
-                                       static_cast<unsigned>(launch.threads_per_block), stream, programmatic,
-                                       "backward_step_kernel", step);
+                backward_step_kernel<C, T, V><<<static_cast<unsigned>(launch.blocks), launch.threads_per_block, 0,
+                                                stream>>>(step);
             });
         });
     });

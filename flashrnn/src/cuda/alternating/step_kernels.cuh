@@ -9,7 +9,6 @@
 
 #include "cuda/alternating/gate_slots.hpp"
 #include "cuda/alternating/step_kernels_params.hpp"
-#include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/elements.cuh"
 #include "flashrnn/layout.hpp"
 
@@ -17,7 +16,6 @@ namespace flashrnn::alternating {
 
 template <PointwiseCell C, class T, int V> __global__ void forward_step_kernel(const ForwardStep p) {
     constexpr int G = C::num_gates, S = C::num_states, GR = C::num_recurrent_gates;
-    cuda::wait_for_previous_grid(); // the recurrent product of this step
     const T* wx = static_cast<const T*>(p.gate_inputs);
     const T* bias = static_cast<const T*>(p.bias);
     T* states = static_cast<T*>(p.states);
@@ -75,7 +73,6 @@ template <PointwiseCell C, class T, int V> __global__ void forward_step_kernel(c
 
 template <PointwiseCell C, class T, int V> __global__ void backward_step_kernel(const BackwardStep p) {
     constexpr int G = C::num_gates, S = C::num_states;
-    cuda::wait_for_previous_grid(); // R^T dg of the step after this one
     const T* states = static_cast<const T*>(p.states);
     const T* d_states = static_cast<const T*>(p.d_states);
     const T* d_last = static_cast<const T*>(p.d_last_state);

@@ -10,11 +10,10 @@
 
 namespace flashrnn::alternating {
 
-// `programmatic`: launch as a programmatic dependent of the kernel before it (dependent_launch.cuh).
 void launch_forward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const ForwardStep& step,
-                         Stream stream, bool programmatic);
+                         Stream stream);
 void launch_backward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, const BackwardStep& step,
-                          Stream stream, bool programmatic);
+                          Stream stream);
 // The most threads per block that every instance of the cell's step kernels (forward and backward, every
 // vector width) can be launched with: their register use read back from the compiled kernels.
 int step_kernels_max_threads(Cell cell, DType dtype);
