@@ -37,15 +37,16 @@ if [ -f tests/gpu/scan.sh ]; then # it expects a build folder's layout
 fi
 
 quick=(); [ "$QUICK" = 1 ] && quick=(--quick)
-if [ -x "$BIN/alternating_bench" ]; then
+if [ "${FLASHRNN_GPU_BENCH:-1}" = 0 ]; then :; # FLASHRNN_GPU_BENCH=0: tests and sanitizers only
+elif [ -x "$BIN/alternating_bench" ]; then
   step bench-alternating "$BIN/alternating_bench" --dtype bf16 --csv "$OUT/alternating_bf16.csv" "${quick[@]}"
 fi
-if python3 -c "import torch" 2>/dev/null; then
+if [ "${FLASHRNN_GPU_BENCH:-1}" != 0 ] && python3 -c "import torch" 2>/dev/null; then
   step bench-torch-lstm python3 examples/bench/torch_lstm_bench.py --csv "$OUT/torch_lstm.csv" "${quick[@]}"
 fi
 
 echo
-for f in "$LOGS"/*; do echo "===== $(basename "$f")"; cat "$f"; done >"$OUT/logs.txt"
+for f in "$LOGS"/*.log "$LOGS"/*.txt; do [ -f "$f" ] || continue; echo "===== $(basename "$f")"; cat "$f"; done >"$OUT/logs.txt"
 echo "== summary ($(head -2 "$LOGS/device.txt" | tail -1))"
 printf '%s\n' "${summary[@]}"
 for f in "$OUT"/alternating_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done
