@@ -9,9 +9,7 @@
 #include <vector>
 
 #if FLASHRNN_WITH_CUDA
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime_api.h>
+#include "flashrnn/device_tensor.hpp"
 #endif
 
 namespace flashrnn::tools {
@@ -19,65 +17,7 @@ namespace flashrnn::tools {
 #if FLASHRNN_WITH_CUDA
 namespace {
 
-void ok(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
-
-// A device copy of host doubles in `dtype`; `values` is rounded to what the device holds.
-struct DeviceCopy {
-    void* data = nullptr;
-    DType dtype;
-    std::size_t count;
-
-    DeviceCopy(DType dtype_, std::vector<double>& values) : DeviceCopy(dtype_, values.size()) {
-        std::vector<unsigned char> host(count * static_cast<std::size_t>(bytes_of(dtype)));
-        for (std::size_t i = 0; i < count; ++i) {
-            const float f = static_cast<float>(values[i]);
-            if (dtype == DType::fp32) {
-                std::memcpy(&host[4 * i], &f, 4);
-                values[i] = f;
-            } else if (dtype == DType::bf16) {
-                const __nv_bfloat16 b = __float2bfloat16_rn(f);
-                std::memcpy(&host[2 * i], &b, 2);
-                values[i] = __bfloat162float(b);
-            } else {
-                const __half h = __float2half_rn(f);
-                std::memcpy(&host[2 * i], &h, 2);
-                values[i] = __half2float(h);
-            }
-        }
-        ok(cudaMemcpy(data, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-    }
-    DeviceCopy(DType dtype_, std::size_t count_) : dtype(dtype_), count(count_) {
-        ok(cudaMalloc(&data, std::max<std::size_t>(count * static_cast<std::size_t>(bytes_of(dtype)), 256)),
-           "cudaMalloc");
-    }
-    DeviceCopy(const DeviceCopy&) = delete;
-    DeviceCopy& operator=(const DeviceCopy&) = delete;
-    ~DeviceCopy() { cudaFree(data); }
-
-    std::vector<double> download() const {
-        std::vector<unsigned char> host(count * static_cast<std::size_t>(bytes_of(dtype)));
-        ok(cudaMemcpy(host.data(), data, host.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-        std::vector<double> values(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            if (dtype == DType::fp32) {
-                float f;
-                std::memcpy(&f, &host[4 * i], 4);
-                values[i] = f;
-            } else if (dtype == DType::bf16) {
-                __nv_bfloat16 b;
-                std::memcpy(&b, &host[2 * i], 2);
-                values[i] = __bfloat162float(b);
-            } else {
-                __half h;
-                std::memcpy(&h, &host[2 * i], 2);
-                values[i] = __half2float(h);
-            }
-        }
-        return values;
-    }
-};
+void ok(cudaError_t status, const char* what) { device_tensor_check(status, what); }
 
 std::vector<double> random_values(std::size_t count, double scale, std::mt19937_64& rng) {
     std::uniform_real_distribution<double> uniform(-scale, scale);
@@ -117,13 +57,15 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     if (cell == Cell::slstm) // the normaliser of a non-empty state is positive
         for (std::size_t i = 2 * s0.size() / 4; i < 3 * s0.size() / 4; ++i) s0[i] = 1.0 + s0[i];
     std::vector<double> d_states = random_values(count_of(state_sequence_shape(info, problem)), 1.0, rng);
-    DeviceCopy d_wx_in(dtype, wx), d_r(dtype, r), d_b(dtype, b), d_s0(dtype, s0), d_up(dtype, d_states);
-    DeviceCopy states(dtype, d_states.size()), last(dtype, s0.size());
-    DeviceCopy cache(DType::fp32, alternating::gate_cache_elements(cell, problem));
-    DeviceCopy d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()), d_init(dtype, s0.size());
+    // The reference sees what the GPU holds: the inputs rounded to the dtype.
+    for (std::vector<double>* values : {&wx, &r, &b, &s0, &d_states}) *values = rounded_to(dtype, *values);
+    DeviceTensor d_wx_in(dtype, wx), d_r(dtype, r), d_b(dtype, b), d_s0(dtype, s0), d_up(dtype, d_states);
+    DeviceTensor states(dtype, d_states.size()), last(dtype, s0.size());
+    DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, problem));
+    DeviceTensor d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()), d_init(dtype, s0.size());
     const std::size_t fw_bytes = alternating::forward_workspace_bytes(cell, problem, dtype);
     const std::size_t bw_bytes = alternating::backward_workspace_bytes(cell, problem, dtype);
-    DeviceCopy fw(DType::fp32, fw_bytes / 4 + 1), bw(DType::fp32, bw_bytes / 4 + 1);
+    DeviceTensor fw(DType::fp32, fw_bytes / 4 + 1), bw(DType::fp32, bw_bytes / 4 + 1);
 
     cudaEvent_t start, mid, stop;
     ok(cudaEventCreate(&start), "cudaEventCreate");
@@ -132,13 +74,13 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     auto pass = [&] {
         ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
         alternating::forward(cell, problem, dtype,
-                             {d_wx_in.data, d_r.data, d_b.data, d_s0.data, states.data, last.data, cache.data},
-                             fw.data, fw_bytes, nullptr);
+                             {d_wx_in.data(), d_r.data(), d_b.data(), d_s0.data(), states.data(), last.data(), cache.data()},
+                             fw.data(), fw_bytes, nullptr);
         ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
         alternating::backward(cell, problem, dtype,
-                              {d_r.data, states.data, cache.data, d_up.data, nullptr, d_wx.data, d_rw.data,
-                               d_bias.data, d_init.data},
-                              RecurrentGradient::full(), bw.data, bw_bytes, nullptr);
+                              {d_r.data(), states.data(), cache.data(), d_up.data(), nullptr, d_wx.data(), d_rw.data(),
+                               d_bias.data(), d_init.data()},
+                              RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
         ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
         ok(cudaEventSynchronize(stop), "alternating backend");
     };

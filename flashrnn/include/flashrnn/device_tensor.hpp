@@ -1,0 +1,109 @@
+// An owning device buffer for tools and tests: host doubles uploaded in a storage type (fp32, bf16,
+// fp16; rounded to nearest even) and downloaded back as doubles, poisoned at creation (every byte
+// 0xFF: NaN in all three types) so that an element no kernel wrote shows up. Needs the CUDA runtime
+// headers: include it only where FLASHRNN_WITH_CUDA is set.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "flashrnn/dtype.hpp"
+
+namespace flashrnn {
+
+inline void device_tensor_check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// The value a double becomes when stored in `dtype` (round to nearest even).
+inline double rounded_to(DType dtype, double value) {
+    switch (dtype) {
+    case DType::bf16:
+        return static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(value))));
+    case DType::fp16:
+        return static_cast<double>(__half2float(__float2half_rn(static_cast<float>(value))));
+    case DType::fp32:
+        break;
+    }
+    return static_cast<double>(static_cast<float>(value));
+}
+
+inline std::vector<double> rounded_to(DType dtype, std::vector<double> values) {
+    for (double& v : values)
+        v = rounded_to(dtype, v);
+    return values;
+}
+
+class DeviceTensor {
+  public:
+    DeviceTensor(DType dtype, std::size_t count) : dtype_(dtype), count_(count) {
+        device_tensor_check(cudaMalloc(&data_, bytes() == 0 ? 1 : bytes()), "cudaMalloc");
+        poison();
+    }
+    DeviceTensor(DType dtype, const std::vector<double>& values) : DeviceTensor(dtype, values.size()) {
+        upload(values);
+    }
+    DeviceTensor(const DeviceTensor&) = delete;
+    DeviceTensor& operator=(const DeviceTensor&) = delete;
+    ~DeviceTensor() { cudaFree(data_); }
+
+    void* data() const { return data_; }
+    std::size_t count() const { return count_; }
+    std::size_t bytes() const { return count_ * static_cast<std::size_t>(bytes_of(dtype_)); }
+
+    void poison() { device_tensor_check(cudaMemset(data_, 0xFF, bytes()), "cudaMemset"); }
+
+    void upload(const std::vector<double>& values) {
+        if (values.size() != count_) throw std::invalid_argument("upload: size mismatch");
+        std::vector<unsigned char> host(bytes());
+        for (std::size_t i = 0; i < count_; ++i) {
+            const float f = static_cast<float>(values[i]);
+            if (dtype_ == DType::fp32) {
+                std::memcpy(&host[4 * i], &f, 4);
+            } else if (dtype_ == DType::bf16) {
+                const __nv_bfloat16 b = __float2bfloat16_rn(f);
+                std::memcpy(&host[2 * i], &b, 2);
+            } else {
+                const __half h = __float2half_rn(f);
+                std::memcpy(&host[2 * i], &h, 2);
+            }
+        }
+        device_tensor_check(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+    }
+
+    std::vector<double> download() const {
+        std::vector<unsigned char> host(bytes());
+        device_tensor_check(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+        std::vector<double> values(count_);
+        for (std::size_t i = 0; i < count_; ++i) {
+            if (dtype_ == DType::fp32) {
+                float f;
+                std::memcpy(&f, &host[4 * i], 4);
+                values[i] = f;
+            } else if (dtype_ == DType::bf16) {
+                __nv_bfloat16 b;
+                std::memcpy(&b, &host[2 * i], 2);
+                values[i] = __bfloat162float(b);
+            } else {
+                __half h;
+                std::memcpy(&h, &host[2 * i], 2);
+                values[i] = __half2float(h);
+            }
+        }
+        return values;
+    }
+
+  private:
+    DType dtype_;
+    std::size_t count_;
+    void* data_ = nullptr;
+};
+
+} // namespace flashrnn
