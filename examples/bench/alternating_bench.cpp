@@ -3,8 +3,6 @@
 // median of many runs, launched eagerly and replayed from a captured CUDA graph.
 //
 //   alternating_bench [--dtype bf16] [--cell lstm] [--steps 1024] [--runs 15] [--csv FILE] [--quick]
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -16,17 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.hpp"
+#include "flashrnn/device_tensor.hpp"
 #include "flashrnn/flashrnn.hpp"
 
 namespace {
 
-void ok(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using bench::cuda_ok;
+using bench::median_ms;
 
 struct Buffer {
     void* data = nullptr;
-    explicit Buffer(std::size_t bytes) { ok(cudaMalloc(&data, std::max<std::size_t>(bytes, 256)), "cudaMalloc"); }
+    explicit Buffer(std::size_t bytes) { cuda_ok(cudaMalloc(&data, std::max<std::size_t>(bytes, 256)), "cudaMalloc"); }
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
     ~Buffer() { cudaFree(data); }
@@ -38,46 +37,14 @@ void fill_random(void* target, std::size_t count, flashrnn::DType dtype, double 
     const int bytes = flashrnn::bytes_of(dtype);
     std::vector<unsigned char> host(pool * bytes);
     std::uniform_real_distribution<float> uniform(static_cast<float>(-scale), static_cast<float>(scale));
-    for (std::size_t i = 0; i < pool; ++i) {
-        const float v = uniform(rng);
-        if (dtype == flashrnn::DType::fp32) std::memcpy(&host[i * 4], &v, 4);
-        if (dtype == flashrnn::DType::bf16) {
-            const __nv_bfloat16 b = __float2bfloat16_rn(v);
-            std::memcpy(&host[i * 2], &b, 2);
-        }
-        if (dtype == flashrnn::DType::fp16) {
-            const __half h = __float2half_rn(v);
-            std::memcpy(&host[i * 2], &h, 2);
-        }
-    }
+    for (std::size_t i = 0; i < pool; ++i)
+        flashrnn::encode(dtype, uniform(rng), &host[i * bytes]);
     for (std::size_t done = 0; done < count; done += pool) {
         const std::size_t n = std::min(pool, count - done);
-        ok(cudaMemcpy(static_cast<unsigned char*>(target) + done * bytes, host.data(), n * bytes,
-                      cudaMemcpyHostToDevice),
-           "cudaMemcpy");
+        cuda_ok(cudaMemcpy(static_cast<unsigned char*>(target) + done * bytes, host.data(), n * bytes,
+                           cudaMemcpyHostToDevice),
+                "cudaMemcpy");
     }
-}
-
-double median_ms(const std::function<void()>& run, cudaStream_t stream, int warmup, int runs) {
-    cudaEvent_t start, stop;
-    ok(cudaEventCreate(&start), "cudaEventCreate");
-    ok(cudaEventCreate(&stop), "cudaEventCreate");
-    for (int i = 0; i < warmup; ++i)
-        run();
-    std::vector<float> times;
-    for (int i = 0; i < runs; ++i) {
-        ok(cudaEventRecord(start, stream), "cudaEventRecord");
-        run();
-        ok(cudaEventRecord(stop, stream), "cudaEventRecord");
-        ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        times.push_back(ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
 }
 
 // Replays a captured graph of `work` instead of launching it eagerly.
@@ -85,14 +52,14 @@ struct CapturedGraph {
     cudaGraphExec_t exec = nullptr;
     CapturedGraph(const std::function<void()>& work, cudaStream_t stream) {
         cudaGraph_t graph;
-        ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+        cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
         work();
-        ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-        ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+        cuda_ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+        cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
         cudaGraphDestroy(graph);
     }
     ~CapturedGraph() { cudaGraphExecDestroy(exec); }
-    void replay(cudaStream_t stream) const { ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }
+    void replay(cudaStream_t stream) const { cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }
 };
 
 struct Row {
@@ -139,17 +106,17 @@ Row measure(flashrnn::Cell cell, flashrnn::DType dtype, flashrnn::ProblemShape s
                               RecurrentGradient::full(), bw.data, bw_bytes, stream);
     };
     Row row{shape.batch, shape.heads, shape.head_dim, 0, 0, 0, 0};
-    row.forward_ms = median_ms(inference, stream, 3, runs);
-    row.training_ms = median_ms(training, stream, 2, runs);
+    row.forward_ms = median_ms(inference, runs, 3, stream);
+    row.training_ms = median_ms(training, runs, 2, stream);
     {
         const CapturedGraph graph(inference, stream);
-        row.forward_graph_ms = median_ms([&] { graph.replay(stream); }, stream, 3, runs);
+        row.forward_graph_ms = median_ms([&] { graph.replay(stream); }, runs, 3, stream);
     }
     {
         const CapturedGraph graph(training, stream);
-        row.training_graph_ms = median_ms([&] { graph.replay(stream); }, stream, 2, runs);
+        row.training_graph_ms = median_ms([&] { graph.replay(stream); }, runs, 2, stream);
     }
-    ok(cudaStreamSynchronize(stream), "benchmark run");
+    cuda_ok(cudaStreamSynchronize(stream), "benchmark run");
     return row;
 }
 
@@ -189,7 +156,7 @@ int main(int argc, char** argv) {
                 for (auto [nh, dh] : {std::pair{12, 64}, {1, 768}})
                     shapes.push_back({steps, batch, nh, dh});
         cudaStream_t stream;
-        ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+        cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
         FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
         if (csv) std::fprintf(csv, "cell,dtype,T,B,NH,DH,forward_ms,forward_graph_ms,fwbw_ms,fwbw_graph_ms\n");
         std::printf("alternating backend, %s %s, T=%lld (median of %d, CUDA events)\n",

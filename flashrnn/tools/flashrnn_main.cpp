@@ -74,12 +74,6 @@ std::int64_t take_positive(std::map<std::string, std::string>& options, const st
     return value;
 }
 
-int bytes_of(const std::string& dtype) {
-    if (dtype == "bf16" || dtype == "fp16") return 2;
-    if (dtype == "fp32") return 4;
-    throw UsageError("unknown dtype '" + dtype + "' (bf16, fp16 or fp32)");
-}
-
 void no_options_left(const std::map<std::string, std::string>& options) {
     if (!options.empty()) throw UsageError("unknown option --" + options.begin()->first);
 }
@@ -118,7 +112,7 @@ int tune_scan(std::map<std::string, std::string> options) {
     no_options_left(options);
     if (kernel != "linrec" && kernel != "rglru") throw UsageError("unknown scan kernel '" + kernel + "' (linrec or rglru)");
     if (aligned != "yes" && aligned != "no") throw UsageError("--aligned must be yes or no, got '" + aligned + "'");
-    const int bytes = bytes_of(dtype);
+    const int bytes = flashrnn::bytes_of(flashrnn::parse_dtype(dtype));
     const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
     std::printf("gpu: %s\n%s, %lld sequences of length %lld, %s, rows %s\n", limits.name.c_str(), kernel.c_str(),
                 static_cast<long long>(sequences), static_cast<long long>(length), dtype.c_str(),
@@ -143,7 +137,7 @@ int tune(std::map<std::string, std::string> options) {
     const std::string dtype = take(options, "dtype", "bf16");
     const std::string backend = take(options, "backend", "alternating");
     no_options_left(options);
-    const int bytes = bytes_of(dtype);
+    const int bytes = flashrnn::bytes_of(flashrnn::parse_dtype(dtype));
     if (backend != "alternating" && backend != "fused")
         throw UsageError("unknown backend '" + backend + "' for tune (alternating or fused)");
     const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
@@ -178,7 +172,7 @@ int run(std::map<std::string, std::string> options) {
     const std::string backend = take(options, "backend", "reference");
     const std::string dtype = take(options, "dtype", "fp32");
     no_options_left(options);
-    bytes_of(dtype);
+    flashrnn::parse_dtype(dtype);
     if (backend != "reference" && backend != "alternating")
         throw UsageError("unknown backend '" + backend + "' for run (reference or alternating)");
     flashrnn::validate(problem);

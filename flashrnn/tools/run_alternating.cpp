@@ -19,6 +19,8 @@ namespace {
 
 void ok(cudaError_t status, const char* what) { device_tensor_check(status, what); }
 
+std::size_t count(std::int64_t size) { return static_cast<std::size_t>(size); }
+
 std::vector<double> random_values(std::size_t count, double scale, std::mt19937_64& rng) {
     std::uniform_real_distribution<double> uniform(-scale, scale);
     std::vector<double> values(count);
@@ -37,26 +39,23 @@ double relative_error(const std::vector<double>& gpu, const std::vector<double>&
     return error / scale;
 }
 
-std::size_t count_of(const std::vector<NamedExtent>& shape) {
-    std::size_t n = 1;
-    for (const NamedExtent& e : shape) n *= static_cast<std::size_t>(e.size);
-    return n;
-}
-
 } // namespace
 
 int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     if (!cuda_device_available()) throw std::runtime_error("the alternating backend needs a CUDA device; none is present");
     const CellInfo info = cell_info(cell);
     std::mt19937_64 rng(42);
-    std::vector<double> wx = random_values(count_of(gate_inputs_shape(info, problem)), 1.0, rng);
-    std::vector<double> r = random_values(count_of(recurrent_weights_shape(info, problem)),
+    const std::int64_t units_per_step = problem.batch * problem.heads * problem.head_dim;
+    std::vector<double> wx = random_values(count(gate_inputs_layout(info, problem).size()), 1.0, rng);
+    std::vector<double> r = random_values(count(recurrent_weights_layout(info, problem).size()),
                                           1.0 / std::sqrt(static_cast<double>(problem.head_dim)), rng);
-    std::vector<double> b = random_values(count_of(bias_shape(info, problem)), 0.5, rng);
-    std::vector<double> s0 = random_values(count_of(states_shape(info, problem)), 0.5, rng);
-    if (cell == Cell::slstm) // the normaliser of a non-empty state is positive
-        for (std::size_t i = 2 * s0.size() / 4; i < 3 * s0.size() / 4; ++i) s0[i] = 1.0 + s0[i];
-    std::vector<double> d_states = random_values(count_of(state_sequence_shape(info, problem)), 1.0, rng);
+    std::vector<double> b = random_values(count(bias_layout(info, problem).size()), 0.5, rng);
+    std::vector<double> s0 = random_values(count(states_layout(info, problem).size()), 0.5, rng);
+    if (cell == Cell::slstm) { // the normaliser of a non-empty state is positive: n in [0.5, 1.5]
+        const std::size_t first = count(states_layout(info, problem).offset(cells::Slstm::n, 0, 0, 0));
+        for (std::size_t i = first; i < first + count(units_per_step); ++i) s0[i] += 1.0;
+    }
+    std::vector<double> d_states = random_values(count(state_sequence_layout(info, problem).size()), 1.0, rng);
     // The reference sees what the GPU holds: the inputs rounded to the dtype.
     for (std::vector<double>* values : {&wx, &r, &b, &s0, &d_states}) *values = rounded_to(dtype, *values);
     DeviceTensor d_wx_in(dtype, wx), d_r(dtype, r), d_b(dtype, b), d_s0(dtype, s0), d_up(dtype, d_states);

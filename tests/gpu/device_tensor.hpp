@@ -11,9 +11,6 @@
 
 namespace flashrnn::testing {
 
-using flashrnn::DeviceTensor;
-using flashrnn::rounded_to;
-
 inline void cuda_ok(cudaError_t status, const char* what) { device_tensor_check(status, what); }
 
 // |gpu - reference| <= abs_tol * max(1, max |reference|) + rel_tol * |reference| everywhere; NaN fails.

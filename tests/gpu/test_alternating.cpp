@@ -145,6 +145,13 @@ TEST_CASE("alternating backend: refuses bad arguments with the name of what is w
                          doctest::Contains(needs.c_str()), ShapeError);
     CHECK_THROWS_AS(alternating::forward(Cell::lstm, {0, 2, 2, 8}, DType::fp32, args, ws.data(), needed, nullptr),
                     ShapeError);
+    void* misaligned = static_cast<char*>(ws.data()) + 4;
+    CHECK_THROWS_WITH_AS(alternating::forward(Cell::lstm, shape, DType::fp32, args, misaligned, needed, nullptr),
+                         doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
+    args.gate_cache = misaligned;
+    CHECK_THROWS_WITH_AS(alternating::forward(Cell::lstm, shape, DType::fp32, args, ws.data(), needed, nullptr),
+                         doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
+    args.gate_cache = nullptr;
     alternating::BackwardArgs backward_args{};
     CHECK_THROWS_WITH_AS(alternating::backward(Cell::lstm, shape, DType::fp32, backward_args,
                                                RecurrentGradient::full(), ws.data(), needed, nullptr),

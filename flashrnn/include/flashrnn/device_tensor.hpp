@@ -22,17 +22,41 @@ inline void device_tensor_check(cudaError_t status, const char* what) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
-// The value a double becomes when stored in `dtype` (round to nearest even).
-inline double rounded_to(DType dtype, double value) {
-    switch (dtype) {
-    case DType::bf16:
-        return static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(value))));
-    case DType::fp16:
-        return static_cast<double>(__half2float(__float2half_rn(static_cast<float>(value))));
-    case DType::fp32:
-        break;
+// One element in its storage bytes (bytes_of(dtype) of them), rounded to nearest even, and back.
+inline void encode(DType dtype, double value, unsigned char* bytes) {
+    const float f = static_cast<float>(value);
+    if (dtype == DType::bf16) {
+        const __nv_bfloat16 b = __float2bfloat16_rn(f);
+        std::memcpy(bytes, &b, 2);
+    } else if (dtype == DType::fp16) {
+        const __half h = __float2half_rn(f);
+        std::memcpy(bytes, &h, 2);
+    } else {
+        std::memcpy(bytes, &f, 4);
     }
-    return static_cast<double>(static_cast<float>(value));
+}
+
+inline double decode(DType dtype, const unsigned char* bytes) {
+    if (dtype == DType::bf16) {
+        __nv_bfloat16 b;
+        std::memcpy(&b, bytes, 2);
+        return __bfloat162float(b);
+    }
+    if (dtype == DType::fp16) {
+        __half h;
+        std::memcpy(&h, bytes, 2);
+        return __half2float(h);
+    }
+    float f;
+    std::memcpy(&f, bytes, 4);
+    return f;
+}
+
+// The value a double becomes when stored in `dtype`.
+inline double rounded_to(DType dtype, double value) {
+    unsigned char bytes[4];
+    encode(dtype, value, bytes);
+    return decode(dtype, bytes);
 }
 
 inline std::vector<double> rounded_to(DType dtype, std::vector<double> values) {
@@ -62,41 +86,20 @@ class DeviceTensor {
 
     void upload(const std::vector<double>& values) {
         if (values.size() != count_) throw std::invalid_argument("upload: size mismatch");
+        const std::size_t width = static_cast<std::size_t>(bytes_of(dtype_));
         std::vector<unsigned char> host(bytes());
-        for (std::size_t i = 0; i < count_; ++i) {
-            const float f = static_cast<float>(values[i]);
-            if (dtype_ == DType::fp32) {
-                std::memcpy(&host[4 * i], &f, 4);
-            } else if (dtype_ == DType::bf16) {
-                const __nv_bfloat16 b = __float2bfloat16_rn(f);
-                std::memcpy(&host[2 * i], &b, 2);
-            } else {
-                const __half h = __float2half_rn(f);
-                std::memcpy(&host[2 * i], &h, 2);
-            }
-        }
+        for (std::size_t i = 0; i < count_; ++i)
+            encode(dtype_, values[i], &host[width * i]);
         device_tensor_check(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to device");
     }
 
     std::vector<double> download() const {
+        const std::size_t width = static_cast<std::size_t>(bytes_of(dtype_));
         std::vector<unsigned char> host(bytes());
         device_tensor_check(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
         std::vector<double> values(count_);
-        for (std::size_t i = 0; i < count_; ++i) {
-            if (dtype_ == DType::fp32) {
-                float f;
-                std::memcpy(&f, &host[4 * i], 4);
-                values[i] = f;
-            } else if (dtype_ == DType::bf16) {
-                __nv_bfloat16 b;
-                std::memcpy(&b, &host[2 * i], 2);
-                values[i] = __bfloat162float(b);
-            } else {
-                __half h;
-                std::memcpy(&h, &host[2 * i], 2);
-                values[i] = __half2float(h);
-            }
-        }
+        for (std::size_t i = 0; i < count_; ++i)
+            values[i] = decode(dtype_, &host[width * i]);
         return values;
     }
 

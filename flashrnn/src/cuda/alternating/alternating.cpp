@@ -78,13 +78,17 @@ void require(const void* pointer, const std::string& context, const char* name) 
     if (!pointer) throw ShapeError(context + ": " + name + " is null");
 }
 
+// The workspace holds fp32 buffers read in packets of up to 16 bytes: it must be large enough and
+// 16-byte aligned.
 void check_workspace(const std::string& context, void* workspace, std::size_t given, std::size_t needed) {
     if (given < needed || (needed > 0 && !workspace))
         throw ShapeError(context + ": the workspace holds " + std::to_string(workspace ? given : 0) +
                          " bytes, it needs " + std::to_string(needed));
+    if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
+        throw ShapeError(context + ": workspace must be 16-byte aligned (cudaMalloc gives 256)");
 }
 
-// The fp32 buffers (workspace, gate cache) are read in packets of up to 16 bytes.
+// The gate cache is fp32, read in packets of up to 16 bytes.
 void require_16_byte_alignment(const void* pointer, const std::string& context, const char* name) {
     if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
         throw ShapeError(context + ": " + name + " must be 16-byte aligned (cudaMalloc gives 256)");
@@ -125,8 +129,12 @@ HeadProductShape product_shape(const CellInfo& info, const ProblemShape& p) {
     return {p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
 }
 
+// The address of element `elements` of a dtype buffer.
 const std::byte* at(const void* base, std::int64_t elements, DType dtype) {
     return static_cast<const std::byte*>(base) + elements * bytes_of(dtype);
+}
+std::byte* at(void* base, std::int64_t elements, DType dtype) {
+    return static_cast<std::byte*>(base) + elements * bytes_of(dtype);
 }
 
 } // namespace
@@ -160,7 +168,6 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     require(args.initial_states, context, "initial_states");
     require(args.states, context, "states");
     check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
-    require_16_byte_alignment(workspace, context, "workspace");
     require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);
@@ -174,7 +181,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
 
     // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
     for (int s = 0; s < info.num_states; ++s)
-        cuda::check(cudaMemcpyAsync(const_cast<std::byte*>(at(args.states, sequence.offset(s, 0, 0, 0, 0), dtype)),
+        cuda::check(cudaMemcpyAsync(at(args.states, sequence.offset(s, 0, 0, 0, 0), dtype),
                                     at(args.initial_states, s * units_per_step(p), dtype),
                                     static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
                                     cudaMemcpyDeviceToDevice, stream),
@@ -216,7 +223,6 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     require(args.d_bias, context, "d_bias");
     require(args.d_initial_states, context, "d_initial_states");
     check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
-    require_16_byte_alignment(workspace, context, "workspace");
     require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);

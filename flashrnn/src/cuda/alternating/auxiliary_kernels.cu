@@ -13,26 +13,24 @@ constexpr std::int64_t kMaxRowSplits = 256;
 
 unsigned blocks_for(std::int64_t count) { return static_cast<unsigned>((count + kThreads - 1) / kThreads); }
 
-template <class T>
-__global__ void reorder_weights_kernel(WeightShape shape, const T* weights, T* head_major) {
-    const std::int64_t block_size = shape.head_dim * shape.head_dim;
-    const std::int64_t total = shape.recurrent_gates * shape.heads * block_size;
+// out[b, a, i] = in[a, b, i] for in [outer, inner, block] (converting the element type): R to
+// head-major order and dR back to the API's gate-major order are this one permutation.
+template <class In, class Out>
+__global__ void swap_outer_dimensions_kernel(std::int64_t outer, std::int64_t inner, std::int64_t block,
+                                             const In* in, Out* out) {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= total) return;
-    const std::int64_t block = i / block_size; // h * G_rec + k
-    const std::int64_t h = block / shape.recurrent_gates, k = block % shape.recurrent_gates;
-    head_major[i] = weights[(k * shape.heads + h) * block_size + i % block_size];
+    if (i >= outer * inner * block) return;
+    const std::int64_t out_row = i / block; // b * outer + a
+    const std::int64_t b = out_row / outer, a = out_row % outer;
+    out[i] = cuda::from_float<Out>(cuda::to_float(in[(a * inner + b) * block + i % block]));
 }
 
-template <class T>
-__global__ void weights_gradient_kernel(WeightShape shape, const float* head_major, T* d_weights) {
-    const std::int64_t block_size = shape.head_dim * shape.head_dim;
-    const std::int64_t total = shape.recurrent_gates * shape.heads * block_size;
-    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= total) return;
-    const std::int64_t block = i / block_size; // k * NH + h
-    const std::int64_t k = block / shape.heads, h = block % shape.heads;
-    d_weights[i] = cuda::from_float<T>(head_major[(h * shape.recurrent_gates + k) * block_size + i % block_size]);
+template <class In, class Out>
+void swap_outer_dimensions(std::int64_t outer, std::int64_t inner, std::int64_t block, const In* in, Out* out,
+                           Stream stream) {
+    swap_outer_dimensions_kernel<In, Out>
+        <<<blocks_for(outer * inner * block), kThreads, 0, stream>>>(outer, inner, block, in, out);
+    cuda::check_launch("swap_outer_dimensions_kernel");
 }
 
 std::int64_t row_splits(const BiasGradientShape& shape) { return std::min(shape.rows, kMaxRowSplits); }
@@ -72,22 +70,18 @@ __global__ void bias_final_kernel(BiasGradientShape shape, std::int64_t splits, 
 
 void reorder_weights_head_major(DType dtype, WeightShape shape, const void* weights, void* head_major,
                                 Stream stream) {
-    const std::int64_t total = shape.recurrent_gates * shape.heads * shape.head_dim * shape.head_dim;
     cuda::visit_dtype(dtype, [&]<class T>(T) {
-        reorder_weights_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(
-            shape, static_cast<const T*>(weights), static_cast<T*>(head_major));
+        swap_outer_dimensions(shape.recurrent_gates, shape.heads, shape.head_dim * shape.head_dim,
+                              static_cast<const T*>(weights), static_cast<T*>(head_major), stream);
     });
-    cuda::check_launch("reorder_weights_kernel");
 }
 
 void weights_gradient_to_api_layout(DType dtype, WeightShape shape, const float* head_major, void* d_weights,
                                     Stream stream) {
-    const std::int64_t total = shape.recurrent_gates * shape.heads * shape.head_dim * shape.head_dim;
     cuda::visit_dtype(dtype, [&]<class T>(T) {
-        weights_gradient_kernel<T>
-            <<<blocks_for(total), kThreads, 0, stream>>>(shape, head_major, static_cast<T*>(d_weights));
+        swap_outer_dimensions(shape.heads, shape.recurrent_gates, shape.head_dim * shape.head_dim, head_major,
+                              static_cast<T*>(d_weights), stream);
     });
-    cuda::check_launch("weights_gradient_kernel");
 }
 
 std::int64_t bias_gradient_partial_sums(const BiasGradientShape& shape) {
