@@ -8,10 +8,8 @@
 #include "propagators/count.hpp"
 #include "propagators/element.hpp"
 #include "propagators/linear.hpp"
-#include "propagators/power_variable.hpp"
 #include "propagators/reified.hpp"
 #include "propagators/relations.hpp"
-#include "propagators/truncated_remainder.hpp"
 
 #include <algorithm>
 #include <set>
@@ -34,14 +32,6 @@ const std::vector<Integer> kBool = interval(0, 1);
 // MiniZinc's div and mod truncate towards zero, as C++ does.
 long long trunc_div(long long a, long long b) { return a / b; }
 long long trunc_mod(long long a, long long b) { return a % b; }
-
-// x = y * q + r with the truncated remainder (how fzn-constrint posts int_div and int_mod).
-void post_truncated_division(Store& s, VarId x, VarId y, VarId q, VarId r) {
-    const VarId product = s.new_var(Domain::range(-100, 100));
-    s.add_propagator(std::make_unique<Times>(product, y, q));
-    s.add_propagator(std::make_unique<Plus>(x, product, r));
-    s.add_propagator(std::make_unique<TruncatedRemainder>(r, x, y));
-}
 
 }  // namespace
 
@@ -176,7 +166,9 @@ TEST_CASE("native propagators: truncated division and remainder (int_div, int_mo
         [](const Assignment& a) {
             return v(a, 1) != 0 && v(a, 2) == trunc_div(v(a, 0), v(a, 1)) && v(a, 3) == trunc_mod(v(a, 0), v(a, 1));
         },
-        [](Store& s, const std::vector<VarId>& x) { post_truncated_division(s, x[0], x[1], x[2], x[3]); }, {300, 1});
+        // How fzn-constrint posts int_div and int_mod.
+        [](Store& s, const std::vector<VarId>& x) { post_division(s, x[0], x[1], x[2], x[3], Rounding::Truncate); },
+        {300, 1});
 }
 
 TEST_CASE("native propagators: power with a variable exponent") {

@@ -81,11 +81,7 @@ VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
     if (y_hi > 0) q = join(q, quotient_hull(a, std::max(y_lo, Integer(1)), y_hi));
     const VarId quotient = aux(q->lo, q->hi);
     const VarId remainder = aux(y_lo < 0 ? Integer(y_lo + 1) : Integer(0), y_hi > 0 ? Integer(y_hi - 1) : Integer(0));
-    const Bounds t = hull({q->lo * y_lo, q->lo * y_hi, q->hi * y_lo, q->hi * y_hi});
-    const VarId product = aux(t.lo, t.hi);
-    s_.add_propagator(std::make_unique<Times>(product, y, quotient));
-    s_.add_propagator(std::make_unique<Plus>(x, product, remainder));
-    s_.add_propagator(std::make_unique<Remainder>(remainder, y));
+    post_division(s_, x, y, quotient, remainder, Rounding::Floor);
     return want_quotient ? quotient : remainder;
 }
 

@@ -7,10 +7,8 @@
 #include "propagators/count.hpp"
 #include "propagators/element.hpp"
 #include "propagators/linear.hpp"
-#include "propagators/power_variable.hpp"
 #include "propagators/reified.hpp"
 #include "propagators/relations.hpp"
-#include "propagators/truncated_remainder.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -202,27 +200,16 @@ const std::map<std::string, Reifiable, std::less<>>& reifiable() {
     return table;
 }
 
-// Auxiliary variables for x = y * q + r: the product's hull.
-VarId product_var(Builder& b, VarId y, VarId q) {
-    const engine::Store& s = b.store();
-    const std::array<Integer, 4> corners{s.min(y) * s.min(q), s.min(y) * s.max(q), s.max(y) * s.min(q), s.max(y) * s.max(q)};
-    return b.new_var(*std::min_element(corners.begin(), corners.end()), *std::max_element(corners.begin(), corners.end()));
-}
-
 Integer magnitude_bound(const engine::Store& s, VarId x) { return std::max(Integer(-s.min(x)), s.max(x)); }
 
 // int_div(x, y, q) and int_mod(x, y, r): x = y * q + r with truncated division.
 void truncated_division(Builder& b, const ConstraintItem& c, bool want_quotient) {
     expect_args(b, c, 3);
     const VarId x = b.var(c.args[0]), y = b.var(c.args[1]), result = b.var(c.args[2]);
-    const engine::Store& s = b.store();
-    const Integer x_bound = magnitude_bound(s, x), y_bound = magnitude_bound(s, y);
+    const Integer x_bound = magnitude_bound(b.store(), x), y_bound = magnitude_bound(b.store(), y);
     const VarId q = want_quotient ? result : b.new_var(-x_bound, x_bound);
     const VarId r = want_quotient ? b.new_var(-(y_bound - 1), y_bound - 1) : result;
-    const VarId product = product_var(b, y, q);
-    b.post(make<engine::Times>(product, y, q));
-    b.post(make<engine::Plus>(x, product, r));
-    b.post(make<engine::TruncatedRemainder>(r, x, y));
+    engine::post_division(b.store(), x, y, q, r, engine::Rounding::Truncate);
 }
 
 void int_pow(Builder& b, const ConstraintItem& c) {
@@ -261,6 +248,32 @@ void bool_array(Builder& b, const std::vector<VarId>& as, VarId r, bool conjunct
     }
 }
 
+// bool_and(a, b, r) / bool_or(a, b, r) and array_bool_and(as, r) / array_bool_or(as, r).
+void bool_pair(Builder& b, const ConstraintItem& c, bool conjunction) {
+    expect_args(b, c, 3);
+    bool_array(b, {b.var(c.args[0]), b.var(c.args[1])}, b.var(c.args[2]), conjunction);
+}
+void bool_list(Builder& b, const ConstraintItem& c, bool conjunction) {
+    expect_args(b, c, 2);
+    bool_array(b, b.vars(c.args[0]), b.var(c.args[1]), conjunction);
+}
+
+// int_min / int_max (a, b, result).
+void min_max(Builder& b, const ConstraintItem& c, bool is_max) {
+    expect_args(b, c, 3);
+    b.post(make<engine::MinMax>(b.var(c.args[2]), b.var(c.args[0]), b.var(c.args[1]), is_max));
+}
+
+// array_{int,bool}_element and array_var_{int,bool}_element (index, array, result), 1-based.
+void element_constant(Builder& b, const ConstraintItem& c) {
+    expect_args(b, c, 3);
+    b.post(make<engine::ElementConstant>(b.var(c.args[0]), b.constants(c.args[1]), b.var(c.args[2]), Integer(1)));
+}
+void element_variable(Builder& b, const ConstraintItem& c) {
+    expect_args(b, c, 3);
+    b.post(make<engine::ElementVariable>(b.var(c.args[0]), b.vars(c.args[1]), b.var(c.args[2]), Integer(1)));
+}
+
 using Poster = std::function<void(Builder&, const ConstraintItem&)>;
 
 const std::map<std::string, Poster, std::less<>>& posters() {
@@ -282,27 +295,11 @@ const std::map<std::string, Poster, std::less<>>& posters() {
              expect_args(b, c, 2);
              b.post(make<engine::Absolute>(b.var(c.args[1]), b.var(c.args[0])));
          }},
-        {"int_min",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::MinMax>(b.var(c.args[2]), b.var(c.args[0]), b.var(c.args[1]), false));
-         }},
-        {"int_max",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::MinMax>(b.var(c.args[2]), b.var(c.args[0]), b.var(c.args[1]), true));
-         }},
+        {"int_min", [](Builder& b, const ConstraintItem& c) { min_max(b, c, false); }},
+        {"int_max", [](Builder& b, const ConstraintItem& c) { min_max(b, c, true); }},
         {"int_pow", int_pow},
-        {"array_int_element",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::ElementConstant>(b.var(c.args[0]), b.constants(c.args[1]), b.var(c.args[2]), Integer(1)));
-         }},
-        {"array_var_int_element",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::ElementVariable>(b.var(c.args[0]), b.vars(c.args[1]), b.var(c.args[2]), Integer(1)));
-         }},
+        {"array_int_element", element_constant},
+        {"array_var_int_element", element_variable},
         {"bool2int",
          [](Builder& b, const ConstraintItem& c) {
              expect_args(b, c, 2);
@@ -313,16 +310,8 @@ const std::map<std::string, Poster, std::less<>>& posters() {
              expect_args(b, c, 2);
              b.post(make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])));
          }},
-        {"bool_and",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             bool_array(b, {b.var(c.args[0]), b.var(c.args[1])}, b.var(c.args[2]), true);
-         }},
-        {"bool_or",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             bool_array(b, {b.var(c.args[0]), b.var(c.args[1])}, b.var(c.args[2]), false);
-         }},
+        {"bool_and", [](Builder& b, const ConstraintItem& c) { bool_pair(b, c, true); }},
+        {"bool_or", [](Builder& b, const ConstraintItem& c) { bool_pair(b, c, false); }},
         {"bool_xor",
          [](Builder& b, const ConstraintItem& c) {
              if (c.args.size() == 2) return b.post(make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])));
@@ -336,31 +325,15 @@ const std::map<std::string, Poster, std::less<>>& posters() {
              expect_args(b, c, 2);
              clause(b, b.vars(c.args[0]), b.vars(c.args[1]));
          }},
-        {"array_bool_and",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 2);
-             bool_array(b, b.vars(c.args[0]), b.var(c.args[1]), true);
-         }},
-        {"array_bool_or",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 2);
-             bool_array(b, b.vars(c.args[0]), b.var(c.args[1]), false);
-         }},
+        {"array_bool_and", [](Builder& b, const ConstraintItem& c) { bool_list(b, c, true); }},
+        {"array_bool_or", [](Builder& b, const ConstraintItem& c) { bool_list(b, c, false); }},
         {"array_bool_xor",
          [](Builder& b, const ConstraintItem& c) {
              expect_args(b, c, 1);
              b.post(make<engine::OddParity>(b.vars(c.args[0])));
          }},
-        {"array_bool_element",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::ElementConstant>(b.var(c.args[0]), b.constants(c.args[1]), b.var(c.args[2]), Integer(1)));
-         }},
-        {"array_var_bool_element",
-         [](Builder& b, const ConstraintItem& c) {
-             expect_args(b, c, 3);
-             b.post(make<engine::ElementVariable>(b.var(c.args[0]), b.vars(c.args[1]), b.var(c.args[2]), Integer(1)));
-         }},
+        {"array_bool_element", element_constant},
+        {"array_var_bool_element", element_variable},
         {"constrint_all_different_int",
          [](Builder& b, const ConstraintItem& c) {
              expect_args(b, c, 1);

@@ -3,6 +3,8 @@
 
 #include "engine/store.hpp"
 
+#include <cstdint>
+
 namespace constrint::engine {
 
 // sum = a + b. Domain-consistent when an operand or the sum is fixed (the other domain is shifted),
@@ -49,6 +51,23 @@ class Power final : public Propagator {
     unsigned exponent_;
 };
 
+// result = base ^ exponent with a variable exponent (FlatZinc's int_pow when the exponent is not a
+// constant; a constant one uses Power). The exponent is kept >= 0; the result is computed once base
+// and exponent are fixed.
+class PowerVariable final : public Propagator {
+  public:
+    PowerVariable(VarId result, VarId base, VarId exponent) : result_(result), base_(base), exponent_(exponent) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override {
+        return {{result_, Event::Fixed}, {base_, Event::Fixed}, {exponent_, Event::Fixed}};
+    }
+    const char* name() const override { return "power_variable"; }
+
+  private:
+    VarId result_, base_, exponent_;
+};
+
 // The remainder of floor division: divisor != 0, |remainder| < |divisor|, and the remainder has
 // the sign of the divisor (or is 0). Together with Times and Plus it defines x / y and x mod y:
 // x = y * q + r.
@@ -63,6 +82,31 @@ class Remainder final : public Propagator {
   private:
     VarId remainder_, divisor_;
 };
+
+// The remainder of truncated division (MiniZinc's div and mod round towards zero): divisor != 0,
+// |remainder| < |divisor|, and the remainder is 0 or has the sign of the dividend.
+class TruncatedRemainder final : public Propagator {
+  public:
+    TruncatedRemainder(VarId remainder, VarId dividend, VarId divisor)
+        : remainder_(remainder), dividend_(dividend), divisor_(divisor) {}
+    PropStatus propagate(Store& s) override;
+    Entailment entailment(const Store& s) const override;
+    std::vector<Subscription> subscriptions() const override;
+    const char* name() const override { return "truncated_remainder"; }
+
+  private:
+    VarId remainder_, dividend_, divisor_;
+};
+
+enum class Rounding : std::uint8_t {
+    Floor,     // the remainder has the sign of the divisor (ConstrINT's / and %)
+    Truncate,  // the remainder has the sign of the dividend (MiniZinc's div and mod)
+};
+
+// x = y * quotient + remainder: an auxiliary product over the hull of y * quotient, with Times,
+// Plus and the remainder's rule (Remainder or TruncatedRemainder). The caller creates quotient
+// and remainder with their bounds.
+void post_division(Store& s, VarId x, VarId y, VarId quotient, VarId remainder, Rounding rounding);
 
 // result = |x|.
 class Absolute final : public Propagator {

@@ -1,4 +1,4 @@
-#include "propagators/power_variable.hpp"
+#include "propagators/arithmetic.hpp"
 
 namespace constrint::engine {
 

@@ -1,4 +1,4 @@
-#include "propagators/truncated_remainder.hpp"
+#include "propagators/arithmetic.hpp"
 
 #include <algorithm>
 
@@ -14,9 +14,7 @@ PropStatus TruncatedRemainder::propagate(Store& s) {
     if (s.max(dividend_) <= 0 && !s.set_bounds(remainder_, s.min(dividend_), 0)) return PropStatus::Fail;
     if (s.min(remainder_) > 0 && !s.set_min(dividend_, s.min(remainder_))) return PropStatus::Fail;
     if (s.max(remainder_) < 0 && !s.set_max(dividend_, s.max(remainder_))) return PropStatus::Fail;
-    const Entailment e = entailment(s);
-    if (e == Entailment::False) return PropStatus::Fail;
-    return e == Entailment::True ? PropStatus::Subsumed : PropStatus::Ok;
+    return settle(entailment(s));
 }
 
 Entailment TruncatedRemainder::entailment(const Store& s) const {
