@@ -36,6 +36,14 @@ struct Subscription {
     Event event;
 };
 
+// Each of `vars` with the same event (appended to `subs`).
+inline std::vector<Subscription> subscribe(const std::vector<VarId>& vars, Event event,
+                                           std::vector<Subscription> subs = {}) {
+    subs.reserve(subs.size() + vars.size());
+    for (VarId x : vars) subs.push_back({x, event});
+    return subs;
+}
+
 class Propagator {
   public:
     virtual ~Propagator() = default;

@@ -6,7 +6,8 @@ namespace constrint::engine {
 
 PropStatus AllDifferent::propagate(Store& s) {
     // Removing a value can fix another variable: repeat until no new variable is fixed.
-    std::vector<bool> done(vars_.size(), false);
+    std::vector<bool>& done = done_;
+    done.assign(vars_.size(), false);
     for (bool progress = true; progress;) {
         progress = false;
         for (std::size_t i = 0; i < vars_.size(); ++i) {
@@ -44,13 +45,6 @@ Entailment AllDifferent::entailment(const Store& s) const {
     }
     std::sort(values.begin(), values.end());
     return std::adjacent_find(values.begin(), values.end()) == values.end() ? Entailment::True : Entailment::False;
-}
-
-std::vector<Subscription> AllDifferent::subscriptions() const {
-    std::vector<Subscription> subs;
-    subs.reserve(vars_.size());
-    for (VarId x : vars_) subs.push_back({x, Event::Fixed});
-    return subs;
 }
 
 }  // namespace constrint::engine

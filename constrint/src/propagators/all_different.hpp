@@ -12,12 +12,13 @@ class AllDifferent final : public Propagator {
     explicit AllDifferent(std::vector<VarId> vars) : vars_(std::move(vars)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override;
+    std::vector<Subscription> subscriptions() const override { return subscribe(vars_, Event::Fixed); }
     bool idempotent() const override { return true; }
     const char* name() const override { return "all_different"; }
 
   private:
     std::vector<VarId> vars_;
+    std::vector<bool> done_;  // per run: the variables whose value was removed from the others (kept to avoid an allocation per run)
 };
 
 }  // namespace constrint::engine

@@ -37,13 +37,6 @@ Entailment Clause::entailment(const Store& s) const {
     return open ? Entailment::Unknown : Entailment::False;
 }
 
-std::vector<Subscription> Clause::subscriptions() const {
-    std::vector<Subscription> subs;
-    for (VarId x : positive_) subs.push_back({x, Event::Fixed});
-    for (VarId x : negative_) subs.push_back({x, Event::Fixed});
-    return subs;
-}
-
 PropStatus OddParity::propagate(Store& s) {
     VarId open = -1;
     int open_count = 0;
@@ -69,12 +62,6 @@ Entailment OddParity::entailment(const Store& s) const {
         if (s.value(x) == 1) odd = !odd;
     }
     return odd ? Entailment::True : Entailment::False;
-}
-
-std::vector<Subscription> OddParity::subscriptions() const {
-    std::vector<Subscription> subs;
-    for (VarId x : vars_) subs.push_back({x, Event::Fixed});
-    return subs;
 }
 
 }  // namespace constrint::engine

@@ -14,7 +14,9 @@ class Clause final : public Propagator {
         : positive_(std::move(positive)), negative_(std::move(negative)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override;
+    std::vector<Subscription> subscriptions() const override {
+        return subscribe(negative_, Event::Fixed, subscribe(positive_, Event::Fixed));
+    }
     bool idempotent() const override { return true; }
     const char* name() const override { return "clause"; }
 
@@ -28,7 +30,7 @@ class OddParity final : public Propagator {
     explicit OddParity(std::vector<VarId> vars) : vars_(std::move(vars)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override;
+    std::vector<Subscription> subscriptions() const override { return subscribe(vars_, Event::Fixed); }
     bool idempotent() const override { return true; }
     const char* name() const override { return "odd_parity"; }
 

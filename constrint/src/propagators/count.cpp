@@ -41,9 +41,7 @@ Entailment Count::entailment(const Store& s) const {
 }
 
 std::vector<Subscription> Count::subscriptions() const {
-    std::vector<Subscription> subs{{value_, Event::Fixed}, {count_, Event::Bounds}};
-    for (VarId x : vars_) subs.push_back({x, Event::Domain});
-    return subs;
+    return subscribe(vars_, Event::Domain, {{value_, Event::Fixed}, {count_, Event::Bounds}});
 }
 
 }  // namespace constrint::engine

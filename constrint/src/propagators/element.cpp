@@ -63,9 +63,7 @@ Entailment ElementVariable::entailment(const Store& s) const {
 }
 
 std::vector<Subscription> ElementVariable::subscriptions() const {
-    std::vector<Subscription> subs{{index_, Event::Domain}, {result_, Event::Domain}};
-    for (VarId x : vars_) subs.push_back({x, Event::Domain});
-    return subs;
+    return subscribe(vars_, Event::Domain, {{index_, Event::Domain}, {result_, Event::Domain}});
 }
 
 }  // namespace constrint::engine

@@ -62,9 +62,19 @@ Integer to_integer(Wide v) {
 
 }  // namespace
 
+Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
+    : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
+    for (const LinearTerm& t : terms_) {
+        divisor_ = gcd(divisor_, t.coefficient);
+        if (t.coefficient <= (1LL << 31) && t.coefficient >= -(1LL << 31)) small_.push_back(static_cast<long long>(t.coefficient));
+    }
+    if (small_.size() == terms_.size() && fits(constant_)) small_constant_ = static_cast<long long>(constant_);
+    else small_.clear();
+}
+
 std::optional<PropStatus> Linear::propagate_small(Store& s) {
-    if (!small_coefficients_ || !fits(constant_)) return std::nullopt;
-    const Wide constant = static_cast<long long>(constant_);
+    if (!small_constant_) return std::nullopt;
+    const Wide constant = *small_constant_;
     const std::size_t n = terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
     std::vector<Wide>& lo = scratch_lo_;

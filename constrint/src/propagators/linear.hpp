@@ -20,15 +20,7 @@ enum class LinearRelation : std::uint8_t { Eq, Le, Ne };
 // changes); Ne removes the one value left to the last unfixed variable.
 class Linear final : public Propagator {
   public:
-    Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
-        : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
-        small_coefficients_ = true;
-        for (const LinearTerm& t : terms_) {
-            divisor_ = gcd(divisor_, t.coefficient);
-            if (t.coefficient > (1LL << 31) || t.coefficient < -(1LL << 31)) small_coefficients_ = false;
-            else small_.push_back(static_cast<long long>(t.coefficient));
-        }
-    }
+    Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant);
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
@@ -48,8 +40,10 @@ class Linear final : public Propagator {
     // The gcd of the coefficients: an equality whose constant it does not divide has no solution
     // (checked first: bounds reasoning alone would creep towards that failure one unit at a time).
     Integer divisor_ = 0;
-    bool small_coefficients_ = false;  // set in the constructor
-    std::vector<long long> small_;     // the coefficients as machine integers, when small
+    // The coefficients and the constant as machine integers, when every coefficient fits 31 bits and
+    // the constant 62 (decided once, in the constructor); otherwise empty and nothing.
+    std::vector<long long> small_;
+    std::optional<long long> small_constant_;
     // Per-run buffers of propagate_small (kept to avoid an allocation per run).
     __extension__ std::vector<__int128> scratch_lo_, scratch_hi_;
 };
