@@ -97,24 +97,29 @@ std::optional<VarId> Search::select_variable() const {
 
 std::optional<Search::Choice> Search::select_in_phases() const {
     const engine::Store& s = compiled_->store;
+    using engine::VarSelect;
     for (const engine::Phase& phase : phases_) {
+        const bool by_size = phase.select == VarSelect::FirstFail || phase.select == VarSelect::AntiFirstFail;
         std::optional<VarId> best;
+        Integer best_size;  // by_size: the size of best's domain, computed once per candidate
         for (VarId v : phase.vars) {
             if (s.fixed(v)) continue;
-            if (!best) {
+            if (phase.select == VarSelect::InputOrder) return Choice{v, phase.value};
+            Integer size = by_size ? s.dom(v).size() : Integer(0);
+            bool better = !best;
+            if (best) {
+                switch (phase.select) {
+                case VarSelect::InputOrder: break;
+                case VarSelect::FirstFail: better = size < best_size; break;
+                case VarSelect::AntiFirstFail: better = size > best_size; break;
+                case VarSelect::Smallest: better = s.min(v) < s.min(*best); break;
+                case VarSelect::Largest: better = s.max(v) > s.max(*best); break;
+                }
+            }
+            if (better) {
                 best = v;
-                if (phase.select == engine::VarSelect::InputOrder) break;
-                continue;
+                best_size = std::move(size);
             }
-            bool better = false;
-            switch (phase.select) {
-            case engine::VarSelect::InputOrder: break;
-            case engine::VarSelect::FirstFail: better = s.dom(v).size() < s.dom(*best).size(); break;
-            case engine::VarSelect::AntiFirstFail: better = s.dom(v).size() > s.dom(*best).size(); break;
-            case engine::VarSelect::Smallest: better = s.min(v) < s.min(*best); break;
-            case engine::VarSelect::Largest: better = s.max(v) > s.max(*best); break;
-            }
-            if (better) best = v;
         }
         if (best) return Choice{*best, phase.value};
     }
