@@ -55,10 +55,8 @@ int main(int argc, char** argv) {
             options.time_limit_seconds = static_cast<double>(number_argument(argc, argv, i, arg)) / 1000.0;
         } else if (arg == "-f" || arg == "--free-search") {
             options.free_search = true;
-        } else if (arg == "-p" || arg == "--parallel") {
-            options.threads = static_cast<int>(number_argument(argc, argv, i, arg));
-        } else if (arg == "-r" || arg == "--random-seed") {
-            number_argument(argc, argv, i, arg);
+        } else if (arg == "-p" || arg == "--parallel" || arg == "-r" || arg == "--random-seed") {
+            number_argument(argc, argv, i, arg);  // accepted and checked; the search is sequential and deterministic
         } else if (arg == "-h" || arg == "--help") {
             std::cout << kUsage;
             return 0;

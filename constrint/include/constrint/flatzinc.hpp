@@ -16,7 +16,6 @@ struct FlatZincOptions {
     bool statistics = false;                       // -s: `%%%mzn-stat: ` lines after the answer
     std::optional<double> time_limit_seconds;      // -t (milliseconds on the command line)
     bool free_search = false;                      // -f: ignore the search annotations
-    int threads = 1;                               // -p: accepted; the search runs on one thread
 };
 
 // Reads the FlatZinc model `source` (named `file` in messages), solves it and writes the answer in

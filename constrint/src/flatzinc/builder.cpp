@@ -55,7 +55,11 @@ Ref Builder::ref(const Node& n) {
         fail(n.pos, "'" + n.text + "' is not a single integer or Boolean here");
     }
     case Node::Kind::Access: {
-        const std::vector<Ref> all = refs(Node{Node::Kind::Ident, n.pos, 0, n.text, {}, {}});
+        // A variable array's elements are read in place (no copy of the whole array per access).
+        const Symbol& s = symbol(n);
+        std::vector<Ref> parameters;
+        if (s.kind != Symbol::Kind::VariableArray) parameters = refs(Node{Node::Kind::Ident, n.pos, 0, n.text, {}, {}});
+        const std::vector<Ref>& all = s.kind == Symbol::Kind::VariableArray ? s.elements : parameters;
         if (n.value < 1 || n.value > all.size()) {
             fail(n.pos, "index " + to_string(n.value) + " out of the range 1.." + std::to_string(all.size()) +
                             " of '" + n.text + "'");
@@ -135,11 +139,6 @@ Domain Builder::set(const Node& n) {
         if (s.kind != Symbol::Kind::Parameter) fail(n.pos, "set variables are not supported by ConstrINT");
     }
     fail(n.pos, "expected a set of integers");
-}
-
-void Builder::post(std::unique_ptr<engine::Propagator> p) {
-    store().add_propagator(std::move(p));
-    ++program_.propagators;
 }
 
 Ref Builder::declare_variable(const Declaration& d, const std::string& name, const std::optional<Node>& value) {

@@ -36,7 +36,6 @@ struct Program {
     std::vector<engine::Phase> phases;  // the annotations' (unless free search), then the defaults
     SolveItem::Goal goal = SolveItem::Goal::Satisfy;
     std::vector<Output> outputs;
-    std::size_t propagators = 0;
 };
 
 // Unbounded `var int` declarations range over [-2^kUnboundedBits, 2^kUnboundedBits].
@@ -59,7 +58,7 @@ class Builder {
     engine::VarId constant_var(const Integer& value);
     engine::Store& store() { return program_.compiled->store; }
     engine::VarId new_var(const Integer& lo, const Integer& hi) { return store().new_var(Domain::range(lo, hi)); }
-    void post(std::unique_ptr<engine::Propagator> p);
+    void post(std::unique_ptr<engine::Propagator> p) { store().add_propagator(std::move(p)); }
     [[noreturn]] void fail(const Position& at, const std::string& message) const;
 
   private:

@@ -13,7 +13,7 @@ namespace constrint {
 
 namespace {
 
-void write_statistics(std::ostream& out, const Stats& stats, const flatzinc::Program& program, double init_seconds,
+void write_statistics(std::ostream& out, const Stats& stats, std::size_t variables, int propagators, double init_seconds,
                       const std::optional<Integer>& objective) {
     const auto stat = [&](const char* name, const auto& value) { out << "%%%mzn-stat: " << name << "=" << value << "\n"; };
     stat("nodes", stats.nodes);
@@ -21,8 +21,8 @@ void write_statistics(std::ostream& out, const Stats& stats, const flatzinc::Pro
     stat("propagations", stats.propagations);
     stat("solutions", stats.solutions);
     stat("peakDepth", stats.max_depth);
-    stat("variables", program.model->variables().size());
-    stat("propagators", program.propagators);
+    stat("variables", variables);
+    stat("propagators", propagators);
     stat("initTime", init_seconds);
     stat("solveTime", stats.seconds);
     if (objective) stat("objective", to_string(*objective));
@@ -40,7 +40,7 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
     SolveOptions solve_options;
     if (options.time_limit_seconds) solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - init_seconds);
     const bool optimise = program.goal != flatzinc::SolveItem::Goal::Satisfy;
-    const std::vector<flatzinc::Output> outputs = program.outputs;
+    const int propagators = program.compiled->store.num_propagators();  // before the search adds its own
     Search search(program.model, std::move(program.compiled), solve_options, std::move(program.phases));
 
     // Satisfaction stops after one solution unless -a or -n asks for more; optimisation prints every
@@ -53,7 +53,7 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
         if (!solution) break;
         ++found;
         if (optimise) objective = solution->evaluate(program.model->objectives().front().term);
-        flatzinc::write_solution(out, outputs, solution->values());
+        flatzinc::write_solution(out, program.outputs, solution->values());
         out.flush();
     }
     switch (search.status()) {
@@ -65,7 +65,7 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
         break;
     case Status::Satisfiable: break;
     }
-    if (options.statistics) write_statistics(out, search.stats(), program, init_seconds, objective);
+    if (options.statistics) write_statistics(out, search.stats(), program.model->variables().size(), propagators, init_seconds, objective);
     out.flush();
 }
 
