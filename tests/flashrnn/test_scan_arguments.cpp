@@ -1,5 +1,6 @@
 // The scans' argument checks (run before any CUDA call): shapes, null pointers, strides, alignment.
 #include "flashrnn/linrec.hpp"
+#include "flashrnn/rglru.hpp"
 #include "flashrnn/scan.hpp"
 
 #include <doctest/doctest.h>
@@ -17,6 +18,15 @@ TEST_CASE("scan arguments: shapes") {
     CHECK_THROWS_WITH_AS(check_scan_shape("f", {2, 0}),
                          "flashrnn::f: the sequence length must be in [1, 2147483647], got 0", std::invalid_argument);
     CHECK_THROWS_AS(check_scan_shape("f", {2, kMaxScanLength + 1}), std::invalid_argument);
+}
+
+TEST_CASE("scan arguments: RG-LRU shapes (kernels and reference)") {
+    CHECK_NOTHROW(check_rglru_shape("g", {2, 3, 5}));
+    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {1, 0, 8}), "flashrnn::g: batch and channels must be at least 1, got 1 and 0",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {0, 2, 8}), doctest::Contains("got 0 and 2"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {1, 2, 0}),
+                         "flashrnn::g: the sequence length must be in [1, 2147483647], got 0", std::invalid_argument);
 }
 
 TEST_CASE("scan arguments: rows") {

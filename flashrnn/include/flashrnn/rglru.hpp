@@ -23,6 +23,7 @@
 #include "flashrnn/scan_launch.hpp"
 
 #include <optional>
+#include <string_view>
 
 namespace flashrnn {
 
@@ -32,6 +33,10 @@ struct RglruShape {
     std::int64_t length = 0;   // L: time steps
     ScanShape scan() const { return {batch * channels, length}; }
 };
+
+// Throws std::invalid_argument naming `call` for no batch, no channels or a bad scan shape (scan.hpp);
+// shared by the kernels and the CPU reference.
+void check_rglru_shape(std::string_view call, const RglruShape& shape);
 
 struct RglruForwardArgs {
     ConstRows x, gate_a, gate_x;  // [B*R, L]

@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "flashrnn/rglru.hpp"
 #include "flashrnn/scan.hpp"
 
 namespace flashrnn {
@@ -19,6 +20,13 @@ void check_scan_shape(std::string_view call, const ScanShape& shape) {
     if (shape.length < 1 || shape.length > kMaxScanLength)
         throw std::invalid_argument(prefix(call) + "the sequence length must be in [1, " +
                                     std::to_string(kMaxScanLength) + "], got " + std::to_string(shape.length));
+}
+
+void check_rglru_shape(std::string_view call, const RglruShape& shape) {
+    if (shape.batch < 1 || shape.channels < 1)
+        throw std::invalid_argument(prefix(call) + "batch and channels must be at least 1, got " +
+                                    std::to_string(shape.batch) + " and " + std::to_string(shape.channels));
+    check_scan_shape(call, shape.scan());
 }
 
 void check_rows(std::string_view call, std::string_view tensor, const void* data, std::int64_t row_stride,

@@ -6,27 +6,31 @@
 #include "cuda/common/elements.cuh"
 #include "cuda/scan/affine_map.cuh"
 #include "cuda/scan/chunk_io.cuh"
+#include "cuda/scan/row_pointer.cuh"
 #include "cuda/scan/warp_shuffle.cuh"
 
 namespace flashrnn::cuda::scan {
 
-template <class T> struct RowPointer {
-    T* data;
-    std::int64_t row_stride;
-    __device__ __forceinline__ T* row(std::int64_t r) const { return data + r * row_stride; }
-};
-
 struct NoShared {};
+
+// The kernel arguments (the same for every configuration, and for the ref kernels).
+template <class T> struct LinrecForwardParams {
+    RowPointer<const T> x, c;
+    RowPointer<T> y;
+    std::int64_t sequences, length;
+    bool reverse;
+};
+template <class T> struct LinrecBackwardParams {
+    RowPointer<const T> dy, c, y;
+    RowPointer<T> dx, dc;
+    std::int64_t sequences, length;
+    bool reverse; // of the forward
+};
 
 // y_l = c_l y_{l-1} + x_l: element l is the map (c_l, x_l); padding past the row is the identity.
 template <class T, int E, ScanAccess A> struct LinrecForward {
     using Map = ScalarAffine;
-    struct Params {
-        RowPointer<const T> x, c;
-        RowPointer<T> y;
-        std::int64_t sequences, length;
-        bool reverse;
-    };
+    using Params = LinrecForwardParams<T>;
     struct Fetched {
         Chunk<T, E, A> x, c;
         std::int64_t start;
@@ -70,12 +74,7 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
 // global memory (fetched with the chunk, so that the load is in flight early).
 template <class T, int E, ScanAccess A> struct LinrecBackward {
     using Map = ScalarAffine;
-    struct Params {
-        RowPointer<const T> dy, c, y;
-        RowPointer<T> dx, dc;
-        std::int64_t sequences, length;
-        bool reverse; // of the forward
-    };
+    using Params = LinrecBackwardParams<T>;
     struct Fetched {
         Chunk<T, E, A> dy, c, y;
         T c_edge, y_edge;

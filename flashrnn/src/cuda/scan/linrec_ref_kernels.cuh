@@ -9,7 +9,7 @@
 
 namespace flashrnn::cuda::scan {
 
-template <class T> __global__ void linrec_ref_forward_kernel(const typename LinrecForward<T, 1, ScanAccess::direct>::Params p) {
+template <class T> __global__ void linrec_ref_forward_kernel(const LinrecForwardParams<T> p) {
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences; r += threads) {
         const T *x = p.x.row(r), *c = p.c.row(r);
@@ -23,7 +23,7 @@ template <class T> __global__ void linrec_ref_forward_kernel(const typename Linr
     }
 }
 
-template <class T> __global__ void linrec_ref_backward_kernel(const typename LinrecBackward<T, 1, ScanAccess::direct>::Params p) {
+template <class T> __global__ void linrec_ref_backward_kernel(const LinrecBackwardParams<T> p) {
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     const std::int64_t next = p.reverse ? -1 : 1;
     for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences; r += threads) {

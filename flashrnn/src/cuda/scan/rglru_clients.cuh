@@ -17,7 +17,7 @@ namespace flashrnn::cuda::scan {
 struct RglruRowParams {
     const float* lambda; // [channels]
     const float* h0;     // [sequences] or null
-    std::int64_t sequences, length, channels;
+    std::int64_t channels;
 };
 
 // h_t = a_t h_{t-1} + sqrt(1 - a_t^2) i_t x_t, in time order.

@@ -10,10 +10,7 @@ namespace {
 void check_rglru(const char* call, const RglruShape& shape, std::span<const double> x,
                  std::span<const double> gate_a, std::span<const double> gate_x, std::span<const double> lambda,
                  std::span<const double> h0) {
-    if (shape.batch < 1 || shape.channels < 1)
-        throw std::invalid_argument(std::string("flashrnn::") + call + ": batch and channels must be at least 1, got " +
-                                    std::to_string(shape.batch) + " and " + std::to_string(shape.channels));
-    check_scan_shape(call, shape.scan());
+    check_rglru_shape(call, shape);
     const std::int64_t n = shape.batch * shape.channels * shape.length;
     check_size(call, "x", x.size(), n);
     check_size(call, "gate_a", gate_a.size(), n);
