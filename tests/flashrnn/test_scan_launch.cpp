@@ -81,6 +81,15 @@ TEST_CASE("scan launch: bad problems are refused with the value") {
                          doctest::Contains("got 8"), std::invalid_argument);
 }
 
+TEST_CASE("scan launch: the answer does not depend on the number of sequences, which is still checked") {
+    const DeviceLimits h100 = preset("h100");
+    const ScanConfig few = choose_scan_config(h100, ScanKernel::rglru_backward, {6, 3000, 2, true, false});
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {123456, 3000, 2, true, false}) == few);
+    // The same problem with no sequences is refused, although the answer for its length is cached.
+    CHECK_THROWS_WITH_AS(choose_scan_config(h100, ScanKernel::rglru_backward, {0, 3000, 2, true, false}),
+                         doctest::Contains("got 0 sequences of length 3000"), std::invalid_argument);
+}
+
 TEST_CASE("scan launch: names and descriptions") {
     CHECK(parse_scan_kernel("rglru_backward") == ScanKernel::rglru_backward);
     CHECK_THROWS_AS(parse_scan_kernel("linrec"), std::invalid_argument);

@@ -124,18 +124,32 @@ std::string describe(const ScanConfig& config) {
 
 namespace {
 
+std::string what_of(ScanKernel kernel) { return "scan launch (" + std::string(to_string(kernel)) + ")"; }
+
+void check_problem(ScanKernel kernel, const ScanProblem& problem) {
+    if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
+        throw std::invalid_argument(what_of(kernel) + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
+                                    std::to_string(problem.sequences) + " sequences of length " +
+                                    std::to_string(problem.length));
+    if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
+        throw std::invalid_argument(what_of(kernel) + ": bytes per element must be 2 or 4, got " +
+                                    std::to_string(problem.bytes_per_element));
+}
+
 ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
 
 } // namespace
 
 // Solving takes about a millisecond: the answers are kept (per device description and problem), so
-// that a kernel launched in a training loop pays it once.
+// that a kernel launched in a training loop pays it once. The number of sequences is checked but
+// takes no part in the model, so it is not part of the key: a new batch size solves nothing again.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
-    using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, std::int64_t, int, bool, bool>;
+    check_problem(kernel, problem);
+    using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, int, bool, bool>;
     static std::mutex mutex;
     static std::map<Key, ScanConfig> cache;
     const Key key{limits.name, limits.compute_capability(), limits.sm_count, limits.max_threads_per_block, kernel,
-                  problem.sequences, problem.length, problem.bytes_per_element, problem.rows_aligned, problem.single_tile};
+                  problem.length, problem.bytes_per_element, problem.rows_aligned, problem.single_tile};
     {
         std::lock_guard lock(mutex);
         if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -150,14 +164,7 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
 namespace {
 
 ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
-    const std::string what = "scan launch (" + std::string(to_string(kernel)) + ")";
-    if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
-        throw std::invalid_argument(what + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
-                                    std::to_string(problem.sequences) + " sequences of length " +
-                                    std::to_string(problem.length));
-    if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
-        throw std::invalid_argument(what + ": bytes per element must be 2 or 4, got " +
-                                    std::to_string(problem.bytes_per_element));
+    const std::string what = what_of(kernel);
     const Domains d = domains_of(kernel);
     const Integer bytes = problem.bytes_per_element, length = problem.length;
     const int loaded = tensors_loaded(kernel);
