@@ -1,170 +1,85 @@
-// Helpers of the scan GPU tests: device buffers, host encoding of values in a dtype (round to nearest
-// even, as the kernels' conversions), row-strided layouts, poisoned outputs and comparisons.
+// Helpers of the scan GPU tests: row-strided device tensors (on DeviceTensor, which moves and rounds
+// the values), exact and toleranced comparisons, random data whose partial results fp32 holds exactly.
 #pragma once
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "device_tensor.hpp"
 #include "flashrnn/dtype.hpp"
 #include "flashrnn/scan.hpp"
 
 namespace flashrnn::scan_testing {
 
-inline void cuda_ok(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using flashrnn::DeviceTensor;
+using flashrnn::rounded_to;
+using flashrnn::testing::cuda_ok;
 
-// Storage for `rows` rows of `row_stride` elements of a dtype on the device.
+// What the gaps between rows hold: exact in every dtype, and neither an integer (the exact tests'
+// results) nor the NaN of poisoned elements, so an element written into a gap shows.
+inline constexpr double kGapValue = -0.3125;
+
+// `rows` rows of `length` elements of a dtype on the device, `stride` elements apart (a view of a
+// wider tensor when stride > length).
 class DeviceRows {
   public:
-    DeviceRows(DType dtype, std::int64_t rows, std::int64_t row_stride)
-        : dtype_(dtype), rows_(rows), stride_(row_stride), bytes_(static_cast<std::size_t>(rows * row_stride) *
-                                                                   static_cast<std::size_t>(bytes_of(dtype))) {
-        cuda_ok(cudaMalloc(&data_, bytes_ == 0 ? 1 : bytes_), "cudaMalloc");
-    }
-    DeviceRows(const DeviceRows&) = delete;
-    DeviceRows& operator=(const DeviceRows&) = delete;
-    ~DeviceRows() { cudaFree(data_); }
+    DeviceRows(DType dtype, std::int64_t rows, std::int64_t length, std::int64_t stride)
+        : dtype_(dtype), tensor_(dtype, static_cast<std::size_t>(rows * stride)), rows_(rows), length_(length),
+          stride_(stride) {}
 
-    void* data() const { return data_; }
-    std::int64_t stride() const { return stride_; }
-    ConstRows in() const { return {data_, stride_}; }
-    Rows out() const { return {data_, stride_}; }
-    std::size_t bytes() const { return bytes_; }
+    void* data() const { return tensor_.data(); }
+    ConstRows in() const { return {tensor_.data(), stride_}; }
+    Rows out() const { return {tensor_.data(), stride_}; }
 
-    // Every byte 0xFF: NaN in fp32, bf16 and fp16, so an element the kernel fails to write shows.
-    void poison() const { cuda_ok(cudaMemset(data_, 0xFF, bytes_), "cudaMemset"); }
-    void upload(const std::vector<unsigned char>& host) const {
-        REQUIRE(host.size() == bytes_);
-        cuda_ok(cudaMemcpy(data_, host.data(), bytes_, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-    }
-    std::vector<unsigned char> download() const {
-        std::vector<unsigned char> host(bytes_);
-        cuda_ok(cudaMemcpy(host.data(), data_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-        return host;
+    // Every element and gap NaN, so an element the kernel fails to write shows.
+    void poison() { tensor_.poison(); }
+
+    // Dense values (rows x length) into the rows, rounded to the dtype; the gaps get kGapValue.
+    void upload(const std::vector<double>& values) {
+        REQUIRE(values.size() == static_cast<std::size_t>(rows_ * length_));
+        std::vector<double> strided(tensor_.count(), kGapValue);
+        for (std::int64_t r = 0; r < rows_; ++r)
+            for (std::int64_t l = 0; l < length_; ++l)
+                strided[index(r, l)] = values[static_cast<std::size_t>(r * length_ + l)];
+        tensor_.upload(strided);
     }
 
-  private:
-    DType dtype_;
-    std::int64_t rows_, stride_;
-    std::size_t bytes_;
-    void* data_ = nullptr;
-};
-
-// A float on the device as an fp32 array.
-class DeviceFloats {
-  public:
-    explicit DeviceFloats(std::size_t count) : count_(count) { cuda_ok(cudaMalloc(reinterpret_cast<void**>(&data_), count * 4 + 4), "cudaMalloc"); }
-    DeviceFloats(const DeviceFloats&) = delete;
-    DeviceFloats& operator=(const DeviceFloats&) = delete;
-    ~DeviceFloats() { cudaFree(data_); }
-    float* data() const { return data_; }
-    void poison() const { cuda_ok(cudaMemset(data_, 0xFF, count_ * 4), "cudaMemset"); }
-    void upload(const std::vector<double>& values) const {
-        std::vector<float> f(values.begin(), values.end());
-        REQUIRE(f.size() == count_);
-        cuda_ok(cudaMemcpy(data_, f.data(), count_ * 4, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-    }
-    std::vector<double> download() const {
-        std::vector<float> f(count_);
-        cuda_ok(cudaMemcpy(f.data(), data_, count_ * 4, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-        return {f.begin(), f.end()};
-    }
-
-  private:
-    std::size_t count_;
-    float* data_ = nullptr;
-};
-
-// Round a double to the dtype (through float: the kernels compute in fp32) and back.
-inline double round_to(DType dtype, double value) {
-    const float f = static_cast<float>(value);
-    switch (dtype) {
-    case DType::bf16: return static_cast<double>(__bfloat162float(__float2bfloat16_rn(f)));
-    case DType::fp16: return static_cast<double>(__half2float(__float2half_rn(f)));
-    case DType::fp32: break;
-    }
-    return static_cast<double>(f);
-}
-
-inline std::vector<double> rounded(DType dtype, std::vector<double> values) {
-    for (double& v : values) v = round_to(dtype, v);
-    return values;
-}
-
-// Dense values (rows x length) into a row-strided buffer; the gaps hold `gap_byte`.
-inline std::vector<unsigned char> encode(DType dtype, const std::vector<double>& values, std::int64_t length,
-                                         std::int64_t stride, unsigned char gap_byte = 0x7B) {
-    const auto rows = static_cast<std::int64_t>(values.size()) / length;
-    const auto size = static_cast<std::size_t>(bytes_of(dtype));
-    std::vector<unsigned char> out(static_cast<std::size_t>(rows * stride) * size, gap_byte);
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t l = 0; l < length; ++l) {
-            const auto f = static_cast<float>(values[static_cast<std::size_t>(r * length + l)]);
-            unsigned char* target = out.data() + static_cast<std::size_t>(r * stride + l) * size;
-            if (dtype == DType::fp32) {
-                std::memcpy(target, &f, 4);
-            } else if (dtype == DType::bf16) {
-                const __nv_bfloat16 b = __float2bfloat16_rn(f);
-                std::memcpy(target, &b, 2);
-            } else {
-                const __half h = __float2half_rn(f);
-                std::memcpy(target, &h, 2);
-            }
+    struct Download {
+        std::vector<double> values; // dense, rows x length
+        bool gaps_untouched;        // every gap still holds kGapValue (after an upload)
+    };
+    Download download() const {
+        const std::vector<double> strided = tensor_.download();
+        Download out{std::vector<double>(static_cast<std::size_t>(rows_ * length_)), true};
+        const double gap = rounded_to(dtype_, kGapValue);
+        for (std::int64_t r = 0; r < rows_; ++r) {
+            for (std::int64_t l = 0; l < length_; ++l)
+                out.values[static_cast<std::size_t>(r * length_ + l)] = strided[index(r, l)];
+            for (std::int64_t l = length_; l < stride_; ++l)
+                out.gaps_untouched = out.gaps_untouched && strided[index(r, l)] == gap;
         }
-    return out;
-}
-
-inline double decode_one(DType dtype, const unsigned char* source) {
-    if (dtype == DType::fp32) {
-        float f;
-        std::memcpy(&f, source, 4);
-        return f;
+        return out;
     }
-    if (dtype == DType::bf16) {
-        __nv_bfloat16 b;
-        std::memcpy(&b, source, 2);
-        return __bfloat162float(b);
-    }
-    __half h;
-    std::memcpy(&h, source, 2);
-    return __half2float(h);
-}
 
-inline std::vector<double> decode(DType dtype, const std::vector<unsigned char>& raw, std::int64_t length,
-                                  std::int64_t stride) {
-    const auto size = static_cast<std::size_t>(bytes_of(dtype));
-    const auto rows = static_cast<std::int64_t>(raw.size() / size) / stride;
-    std::vector<double> out(static_cast<std::size_t>(rows * length));
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t l = 0; l < length; ++l)
-            out[static_cast<std::size_t>(r * length + l)] =
-                decode_one(dtype, raw.data() + static_cast<std::size_t>(r * stride + l) * size);
-    return out;
-}
+  private:
+    std::size_t index(std::int64_t r, std::int64_t l) const { return static_cast<std::size_t>(r * stride_ + l); }
 
-// True when the bytes between rows (past each row's length) still hold `gap_byte`.
-inline bool gaps_untouched(DType dtype, const std::vector<unsigned char>& raw, std::int64_t length, std::int64_t stride,
-                           unsigned char gap_byte = 0x7B) {
-    const auto size = static_cast<std::size_t>(bytes_of(dtype));
-    const auto rows = static_cast<std::int64_t>(raw.size() / size) / stride;
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t l = length; l < stride; ++l)
-            for (std::size_t b = 0; b < size; ++b)
-                if (raw[static_cast<std::size_t>(r * stride + l) * size + b] != gap_byte) return false;
-    return true;
-}
+    DType dtype_;
+    DeviceTensor tensor_;
+    std::int64_t rows_, length_, stride_;
+};
+
+// fp32 values on the device (RG-LRU's Lambda and states).
+class DeviceFloats : public DeviceTensor {
+  public:
+    explicit DeviceFloats(std::size_t count) : DeviceTensor(DType::fp32, count) {}
+    float* data() const { return static_cast<float*>(DeviceTensor::data()); }
+};
 
 // Values in {-1, 0, 1} (or {-1, 1}): every partial result is an integer that fp32 holds exactly.
 inline std::vector<double> random_signs(std::size_t count, bool with_zero, std::mt19937_64& rng) {
@@ -196,7 +111,8 @@ inline std::int64_t first_difference(const std::vector<double>& got, const std::
     return -1;
 }
 
-// The worst violation of |got - want| <= tolerance * (1 + |want|); NaN counts as a violation.
+// The worst violation of |got - want| <= tolerance * (1 + |want|); NaN counts as a violation. (Per
+// element, stricter than testing::compare, whose absolute part scales with the largest |want|.)
 struct Mismatch {
     double excess = 0;
     std::int64_t index = -1;

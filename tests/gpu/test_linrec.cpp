@@ -64,16 +64,17 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
             const ScanShape shape{rows, length};
             const auto n = static_cast<std::size_t>(rows * length);
             const auto x = random_signs(n, true, rng), c = random_signs(n, false, rng), dy = random_signs(n, true, rng);
-            DeviceRows dx_in(dtype, rows, stride), dc_in(dtype, rows, stride), ddy(dtype, rows, stride);
-            DeviceRows dy_out(dtype, rows, stride), ddx(dtype, rows, stride), ddc(dtype, rows, stride), dyy(dtype, rows, stride);
-            dx_in.upload(encode(dtype, x, length, stride));
-            dc_in.upload(encode(dtype, c, length, stride));
-            ddy.upload(encode(dtype, dy, length, stride));
+            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride), ddy(dtype, rows, length, stride);
+            DeviceRows dy_out(dtype, rows, length, stride), ddx(dtype, rows, length, stride), ddc(dtype, rows, length, stride),
+                dyy(dtype, rows, length, stride);
+            dx_in.upload(x);
+            dc_in.upload(c);
+            ddy.upload(dy);
             for (bool reverse : {false, true}) {
-                const auto y_stored = rounded(dtype, reference::linrec_forward(x, c, shape, reverse));
+                const auto y_stored = rounded_to(dtype, reference::linrec_forward(x, c, shape, reverse));
                 const auto g = reference::linrec_backward(dy, c, y_stored, shape, reverse);
-                const auto dx_want = rounded(dtype, g.dx), dc_want = rounded(dtype, g.dc);
-                dyy.upload(encode(dtype, y_stored, length, stride));
+                const auto dx_want = rounded_to(dtype, g.dx), dc_want = rounded_to(dtype, g.dc);
+                dyy.upload(y_stored);
                 for (const Run& run : runs_for(length)) {
                     CAPTURE(to_string(dtype));
                     CAPTURE(length);
@@ -81,30 +82,30 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
                     CAPTURE(reverse);
                     CAPTURE(run.name);
                     // forward (gaps prefilled with the sentinel, elements poisoned with NaN)
-                    dy_out.upload(encode(dtype, std::vector<double>(n, NAN), length, stride));
+                    dy_out.upload(std::vector<double>(n, NAN));
                     linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), dy_out.out(), reverse, nullptr, run.options);
                     sync();
                     const auto y_raw = dy_out.download();
-                    const auto y_got = decode(dtype, y_raw, length, stride);
+                    const auto& y_got = y_raw.values;
                     const std::int64_t fy = first_difference(y_got, y_stored);
                     CHECK_MESSAGE(fy < 0, "y differs at " << fy << ": got " << (fy < 0 ? 0 : y_got[fy]) << ", want "
                                                          << (fy < 0 ? 0 : y_stored[fy]));
-                    CHECK(gaps_untouched(dtype, y_raw, length, stride));
+                    CHECK(y_raw.gaps_untouched);
                     // backward
-                    ddx.upload(encode(dtype, std::vector<double>(n, NAN), length, stride));
-                    ddc.upload(encode(dtype, std::vector<double>(n, NAN), length, stride));
+                    ddx.upload(std::vector<double>(n, NAN));
+                    ddc.upload(std::vector<double>(n, NAN));
                     linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), ddx.out(), ddc.out(), reverse, nullptr,
                                     run.options);
                     sync();
                     const auto dx_raw = ddx.download(), dc_raw = ddc.download();
-                    const auto dx_got = decode(dtype, dx_raw, length, stride), dc_got = decode(dtype, dc_raw, length, stride);
+                    const auto &dx_got = dx_raw.values, &dc_got = dc_raw.values;
                     const std::int64_t fx = first_difference(dx_got, dx_want), fc = first_difference(dc_got, dc_want);
                     CHECK_MESSAGE(fx < 0, "dx differs at " << fx << ": got " << (fx < 0 ? 0 : dx_got[fx]) << ", want "
                                                           << (fx < 0 ? 0 : dx_want[fx]));
                     CHECK_MESSAGE(fc < 0, "dc differs at " << fc << ": got " << (fc < 0 ? 0 : dc_got[fc]) << ", want "
                                                           << (fc < 0 ? 0 : dc_want[fc]));
-                    CHECK(gaps_untouched(dtype, dx_raw, length, stride));
-                    CHECK(gaps_untouched(dtype, dc_raw, length, stride));
+                    CHECK(dx_raw.gaps_untouched);
+                    CHECK(dc_raw.gaps_untouched);
                 }
             }
         }
@@ -119,14 +120,16 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
             const ScanShape shape{rows, length};
             const auto n = static_cast<std::size_t>(rows * length);
             // Inputs as the device sees them (rounded to the dtype); |c| <= 0.99 keeps the recurrence stable.
-            const auto x = rounded(dtype, random_magnitudes(n, 0.1, 1.0, rng));
-            const auto c = rounded(dtype, random_magnitudes(n, 0.5, 0.99, rng));
-            const auto dy = rounded(dtype, random_magnitudes(n, 0.1, 1.0, rng));
-            DeviceRows dx_in(dtype, rows, stride), dc_in(dtype, rows, stride), ddy(dtype, rows, stride), dyy(dtype, rows, stride);
-            DeviceRows y_out(dtype, rows, stride), dx_out(dtype, rows, stride), dc_out(dtype, rows, stride);
-            dx_in.upload(encode(dtype, x, length, stride));
-            dc_in.upload(encode(dtype, c, length, stride));
-            ddy.upload(encode(dtype, dy, length, stride));
+            const auto x = rounded_to(dtype, random_magnitudes(n, 0.1, 1.0, rng));
+            const auto c = rounded_to(dtype, random_magnitudes(n, 0.5, 0.99, rng));
+            const auto dy = rounded_to(dtype, random_magnitudes(n, 0.1, 1.0, rng));
+            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride), ddy(dtype, rows, length, stride),
+                dyy(dtype, rows, length, stride);
+            DeviceRows y_out(dtype, rows, length, stride), dx_out(dtype, rows, length, stride),
+                dc_out(dtype, rows, length, stride);
+            dx_in.upload(x);
+            dc_in.upload(c);
+            ddy.upload(dy);
             const double tol = tolerance_of(dtype);
             for (bool reverse : {false, true})
                 for (const Run& run : runs_for(length)) {
@@ -137,19 +140,19 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
                     y_out.poison();
                     linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr, run.options);
                     sync();
-                    const auto y = decode(dtype, y_out.download(), length, stride);
+                    const auto y = y_out.download().values;
                     const auto my = worst_mismatch(y, reference::linrec_forward(x, c, shape, reverse), tol);
                     CHECK_MESSAGE(my.excess <= 0, "y " << describe(my));
                     // The backward takes the stored y (rounded), as a training step would.
-                    dyy.upload(encode(dtype, y, length, stride));
+                    dyy.upload(y);
                     dx_out.poison();
                     dc_out.poison();
                     linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), dx_out.out(), dc_out.out(), reverse,
                                     nullptr, run.options);
                     sync();
                     const auto g = reference::linrec_backward(dy, c, y, shape, reverse);
-                    const auto mx = worst_mismatch(decode(dtype, dx_out.download(), length, stride), g.dx, tol);
-                    const auto mc = worst_mismatch(decode(dtype, dc_out.download(), length, stride), g.dc, tol);
+                    const auto mx = worst_mismatch(dx_out.download().values, g.dx, tol);
+                    const auto mc = worst_mismatch(dc_out.download().values, g.dc, tol);
                     CHECK_MESSAGE(mx.excess <= 0, "dx " << describe(mx));
                     CHECK_MESSAGE(mc.excess <= 0, "dc " << describe(mc));
                 }
@@ -164,12 +167,13 @@ TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
             const ScanShape shape{rows, length};
             const auto n = static_cast<std::size_t>(rows * length);
             const auto x = random_signs(n, true, rng), c = random_signs(n, false, rng);
-            DeviceRows dx_in(dtype, rows, stride), dc_in(dtype, rows, stride), y_out(dtype, rows, length);
-            DeviceRows dx_out(dtype, rows, length), dc_out(dtype, rows, length);
-            dx_in.upload(encode(dtype, x, length, stride));
-            dc_in.upload(encode(dtype, c, length, stride));
+            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride),
+                y_out(dtype, rows, length, length);
+            DeviceRows dx_out(dtype, rows, length, length), dc_out(dtype, rows, length, length);
+            dx_in.upload(x);
+            dc_in.upload(c);
             for (bool reverse : {false, true}) {
-                const auto y_want = rounded(dtype, reference::linrec_forward(x, c, shape, reverse));
+                const auto y_want = rounded_to(dtype, reference::linrec_forward(x, c, shape, reverse));
                 const auto g = reference::linrec_backward(x, c, y_want, shape, reverse);
                 for (ScanAccess access : kLinrecDomains.accesses) {
                     CAPTURE(length);
@@ -181,16 +185,16 @@ TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
                     linrec_backward(dtype, shape, dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(), dc_out.out(), reverse,
                                     nullptr, options);
                     sync();
-                    CHECK(first_difference(decode(dtype, y_out.download(), length, length), y_want) < 0);
-                    CHECK(first_difference(decode(dtype, dx_out.download(), length, length), rounded(dtype, g.dx)) < 0);
-                    CHECK(first_difference(decode(dtype, dc_out.download(), length, length), rounded(dtype, g.dc)) < 0);
+                    CHECK(first_difference(y_out.download().values, y_want) < 0);
+                    CHECK(first_difference(dx_out.download().values, rounded_to(dtype, g.dx)) < 0);
+                    CHECK(first_difference(dc_out.download().values, rounded_to(dtype, g.dc)) < 0);
                 }
             }
         }
 }
 
 TEST_CASE("linrec: bad arguments are refused before any launch") {
-    DeviceRows a(DType::fp32, 2, 256), b(DType::fp32, 2, 256), y(DType::fp32, 2, 256);
+    DeviceRows a(DType::fp32, 2, 256, 256), b(DType::fp32, 2, 256, 256), y(DType::fp32, 2, 256, 256);
     const ScanShape shape{2, 256};
     CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, {nullptr, 256}, b.in(), y.out(), false, nullptr),
                          "flashrnn::linrec_forward: x is a null pointer", std::invalid_argument);
@@ -209,4 +213,21 @@ TEST_CASE("linrec: bad arguments are refused before any launch") {
     const void* odd = static_cast<const char*>(a.data()) + 2;
     CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, {odd, 256}, b.in(), y.out(), false, nullptr),
                          doctest::Contains("not aligned to its element size"), std::invalid_argument);
+}
+
+TEST_CASE("linrec harness: a value written into a gap between rows shows") {
+    for (DType dtype : kDtypes) {
+        CAPTURE(to_string(dtype));
+        DeviceRows rows(dtype, 2, 3, 5);
+        rows.upload({1, 2, 3, 4, 5, 6});
+        const auto clean = rows.download();
+        CHECK(clean.gaps_untouched);
+        CHECK(clean.values == std::vector<double>{1, 2, 3, 4, 5, 6});
+        // Zero bytes (the value 0) into the first gap element, just past row 0.
+        const auto width = static_cast<std::size_t>(bytes_of(dtype));
+        cuda_ok(cudaMemset(static_cast<char*>(rows.data()) + 3 * width, 0, width), "cudaMemset");
+        const auto dirty = rows.download();
+        CHECK_FALSE(dirty.gaps_untouched);
+        CHECK(dirty.values == clean.values);
+    }
 }

@@ -12,9 +12,11 @@
 #include "flashrnn/rglru.hpp"
 #include "flashrnn/scan_reference.hpp"
 #include "scan_test_support.hpp"
+#include "test_support.hpp"
 
 using namespace flashrnn;
 using namespace flashrnn::scan_testing;
+using flashrnn::testing::uniform;
 
 namespace {
 
@@ -24,13 +26,6 @@ std::vector<std::optional<ScanConfig>> rglru_configs() {
         for (int t : kRglruDomains.threads_per_block)
             for (ScanAccess a : kRglruDomains.accesses) configs.push_back(ScanConfig{e, t, a});
     return configs;
-}
-
-std::vector<double> uniform(std::size_t n, double lo, double hi, std::mt19937_64& rng) {
-    std::uniform_real_distribution<double> d(lo, hi);
-    std::vector<double> v(n);
-    for (double& x : v) x = d(rng);
-    return v;
 }
 
 // Tolerances relative to (1 + |value|). The gradients pass through the stored (rounded) h and a few
@@ -48,22 +43,23 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                 const RglruShape shape{2, 3, length};
                 const std::int64_t rows = 6, stride = with_states ? length + 3 : length;
                 const auto n = static_cast<std::size_t>(rows * length);
-                const auto x = rounded(dtype, uniform(n, -1, 1, rng));
-                const auto ga = rounded(dtype, uniform(n, -3, 3, rng));
-                const auto gx = rounded(dtype, uniform(n, -3, 3, rng));
-                const auto dh = rounded(dtype, uniform(n, -1, 1, rng));
+                const auto x = rounded_to(dtype, uniform(n, -1, 1, rng));
+                const auto ga = rounded_to(dtype, uniform(n, -3, 3, rng));
+                const auto gx = rounded_to(dtype, uniform(n, -3, 3, rng));
+                const auto dh = rounded_to(dtype, uniform(n, -1, 1, rng));
                 const auto lambda = uniform(3, -2, 3, rng);
-                const auto lambda_f = rounded(DType::fp32, lambda);
-                const auto h0 = with_states ? rounded(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
-                const auto dh_last = with_states ? rounded(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
-                DeviceRows dx_in(dtype, rows, stride), dga(dtype, rows, stride), dgx(dtype, rows, stride), ddh(dtype, rows, stride);
-                DeviceRows h_out(dtype, rows, stride), dx_out(dtype, rows, stride), dga_out(dtype, rows, stride),
-                    dgx_out(dtype, rows, stride);
+                const auto lambda_f = rounded_to(DType::fp32, lambda);
+                const auto h0 = with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
+                const auto dh_last = with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
+                DeviceRows dx_in(dtype, rows, length, stride), dga(dtype, rows, length, stride),
+                    dgx(dtype, rows, length, stride), ddh(dtype, rows, length, stride);
+                DeviceRows h_out(dtype, rows, length, stride), dx_out(dtype, rows, length, stride),
+                    dga_out(dtype, rows, length, stride), dgx_out(dtype, rows, length, stride);
                 DeviceFloats d_lambda_dev(3), lambda_dev(3), h0_dev(6), h_last_dev(6), dh_last_dev(6), dh0_dev(6);
-                dx_in.upload(encode(dtype, x, length, stride));
-                dga.upload(encode(dtype, ga, length, stride));
-                dgx.upload(encode(dtype, gx, length, stride));
-                ddh.upload(encode(dtype, dh, length, stride));
+                dx_in.upload(x);
+                dga.upload(ga);
+                dgx.upload(gx);
+                ddh.upload(dh);
                 lambda_dev.upload(lambda_f);
                 if (with_states) {
                     h0_dev.upload(h0);
@@ -76,25 +72,25 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                     CAPTURE(with_states);
                     CAPTURE(config ? describe(*config) : std::string("model's choice"));
                     const double tol = rglru_tolerance(dtype);
-                    h_out.upload(encode(dtype, std::vector<double>(n, NAN), length, stride));
+                    h_out.upload(std::vector<double>(n, NAN));
                     h_last_dev.poison();
                     RglruForwardArgs f{dx_in.in(), dga.in(), dgx.in(), lambda_dev.data(), with_states ? h0_dev.data() : nullptr,
                                        h_out.out(), with_states ? h_last_dev.data() : nullptr, config};
                     rglru_forward(dtype, shape, f, nullptr);
                     cuda_ok(cudaDeviceSynchronize(), "sync");
                     const auto h_raw = h_out.download();
-                    const auto h = decode(dtype, h_raw, length, stride);
+                    const auto& h = h_raw.values;
                     const auto mh = worst_mismatch(h, want.h, tol);
                     CHECK_MESSAGE(mh.excess <= 0, "h " << describe(mh));
-                    CHECK(gaps_untouched(dtype, h_raw, length, stride));
+                    CHECK(h_raw.gaps_untouched);
                     if (with_states) {
                         const auto ml = worst_mismatch(h_last_dev.download(), want.h_last, 1e-4);
                         CHECK_MESSAGE(ml.excess <= 0, "h_last " << describe(ml));
                     }
                     // Backward from the stored h, as in training.
                     const auto g = reference::rglru_backward(shape, x, ga, gx, lambda_f, h0, h, dh, dh_last);
-                    for (const DeviceRows* out : {&dx_out, &dga_out, &dgx_out})
-                        out->upload(encode(dtype, std::vector<double>(n, NAN), length, stride));
+                    for (DeviceRows* out : {&dx_out, &dga_out, &dgx_out})
+                        out->upload(std::vector<double>(n, NAN));
                     d_lambda_dev.poison();
                     dh0_dev.poison();
                     RglruBackwardArgs b{dx_in.in(), dga.in(), dgx.in(), lambda_dev.data(),
@@ -106,9 +102,9 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                     for (auto [name, dev, ref] : {std::tuple{"dx", &dx_out, &g.dx}, std::tuple{"d_gate_a", &dga_out, &g.d_gate_a},
                                                   std::tuple{"d_gate_x", &dgx_out, &g.d_gate_x}}) {
                         const auto raw = dev->download();
-                        const auto m = worst_mismatch(decode(dtype, raw, length, stride), *ref, tol);
+                        const auto m = worst_mismatch(raw.values, *ref, tol);
                         CHECK_MESSAGE(m.excess <= 0, name << " " << describe(m));
-                        CHECK(gaps_untouched(dtype, raw, length, stride));
+                        CHECK(raw.gaps_untouched);
                     }
                     const auto mlam = worst_mismatch(d_lambda_dev.download(), g.d_lambda, lambda_tolerance(dtype));
                     CHECK_MESSAGE(mlam.excess <= 0, "d_lambda " << describe(mlam));
@@ -123,7 +119,7 @@ TEST_CASE("RG-LRU forward and backward against the reference") { check_rglru({1,
 TEST_CASE("RG-LRU small: a quick subset (for compute-sanitizer)") { check_rglru({1, 300}); }
 
 TEST_CASE("RG-LRU: bad arguments are refused before any launch") {
-    DeviceRows a(DType::fp32, 2, 8);
+    DeviceRows a(DType::fp32, 2, 8, 8);
     DeviceFloats lambda(2);
     RglruForwardArgs f{a.in(), a.in(), a.in(), lambda.data(), nullptr, a.out(), nullptr, std::nullopt};
     CHECK_THROWS_WITH_AS(rglru_forward(DType::fp16, {1, 2, 8}, f, nullptr), doctest::Contains("fp16 is not supported"),
