@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
             if (std::find(kernels.begin(), kernels.end(), "linrec") != kernels.end()) {
                 for (bool backward : {false, true}) {
                     const std::string kernel = backward ? "linrec.b" : "linrec.f";
-                    const int tensors = backward ? 5 : 3;
+                    const int tensors = tensors_moved(backward ? ScanKernel::linrec_backward : ScanKernel::linrec_forward);
                     auto run = [&](const LinrecOptions& options) {
                         if (backward)
                             linrec_backward(dtype, shape, in(0), in(1), in(2), rows_of(3), rows_of(4), false, nullptr, options);
@@ -198,9 +198,11 @@ int main(int argc, char** argv) {
                 RglruForwardArgs f{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, rows_of(3), nullptr, std::nullopt};
                 RglruBackwardArgs b{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, in(3), in(4), nullptr,
                                     rows_of(5), rows_of(6), rows_of(7), static_cast<float*>(d_lambda.data), nullptr, std::nullopt};
-                bench("rglru.f", "fused", "", 4, [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
-                bench("rglru.b", "fused", "", 8, [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
-                bench("rglru.fb", "fused", "", 12, [&] {
+                const int forward_tensors = tensors_moved(ScanKernel::rglru_forward);
+                const int backward_tensors = tensors_moved(ScanKernel::rglru_backward);
+                bench("rglru.f", "fused", "", forward_tensors, [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
+                bench("rglru.b", "fused", "", backward_tensors, [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
+                bench("rglru.fb", "fused", "", forward_tensors + backward_tensors, [&] {
                     rglru_forward(dtype, rshape, f, nullptr);
                     rglru_backward(dtype, rshape, b, nullptr);
                 }, runs);
@@ -216,7 +218,8 @@ int main(int argc, char** argv) {
                                         if (backward) rglru_backward(dtype, rshape, b, nullptr);
                                         else rglru_forward(dtype, rshape, f, nullptr);
                                     }, std::max(5, runs / 4));
-                                    const double g = (backward ? 8 : 4) * elements * size / (ms * 1e6);
+                                    const double g =
+                                        (backward ? backward_tensors : forward_tensors) * elements * size / (ms * 1e6);
                                     swept.push_back({backward ? "rglru.b" : "rglru.f", dtype_name, "sweep", describe(c), length,
                                                      ms, g, g / copy_gbps});
                                 }
