@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_timing.hpp"
+#include "gpu_bench.hpp"
 #include "flashrnn/device_tensor.hpp"
 #include "flashrnn/flashrnn.hpp"
 
@@ -23,13 +23,7 @@ namespace {
 using bench::cuda_ok;
 using bench::median_ms;
 
-struct Buffer {
-    void* data = nullptr;
-    explicit Buffer(std::size_t bytes) { cuda_ok(cudaMalloc(&data, std::max<std::size_t>(bytes, 256)), "cudaMalloc"); }
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    ~Buffer() { cudaFree(data); }
-};
+using Buffer = bench::DeviceBuffer;
 
 // Fills `count` elements with uniform values in [-scale, scale]: a random pool on the host, repeated.
 void fill_random(void* target, std::size_t count, flashrnn::DType dtype, double scale, std::mt19937_64& rng) {

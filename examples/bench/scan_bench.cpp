@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_bench.hpp"
 #include "flashrnn/linrec.hpp"
 #include "flashrnn/rglru.hpp"
 #include "flashrnn/scan_launch.hpp"
@@ -27,43 +28,13 @@ namespace {
 
 using namespace flashrnn;
 
-void ok(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
-
-struct Buffer {
-    void* data = nullptr;
-    explicit Buffer(std::size_t bytes) { ok(cudaMalloc(&data, bytes), "cudaMalloc"); }
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    ~Buffer() { cudaFree(data); }
-};
-
-// Median milliseconds of `runs` timed calls after `warmup` untimed ones.
-double median_ms(const std::function<void()>& call, int runs, int warmup = 3) {
-    cudaEvent_t start, stop;
-    ok(cudaEventCreate(&start), "cudaEventCreate");
-    ok(cudaEventCreate(&stop), "cudaEventCreate");
-    for (int i = 0; i < warmup; ++i) call();
-    std::vector<float> times;
-    for (int i = 0; i < runs; ++i) {
-        ok(cudaEventRecord(start), "cudaEventRecord");
-        call();
-        ok(cudaEventRecord(stop), "cudaEventRecord");
-        ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        times.push_back(ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
+using bench::cuda_ok;
+using bench::median_ms;
+using Buffer = bench::DeviceBuffer;
 
 // Fills a buffer with a constant pattern (the values do not matter for the timing, only that they are
 // finite: 0x3C for every byte is 0.0115 in fp32, 1.47 in bf16 halves... all finite, |c| < 1 in fp32).
-void fill(void* data, std::size_t bytes) { ok(cudaMemset(data, 0x3C, bytes), "cudaMemset"); }
+void fill(void* data, std::size_t bytes) { cuda_ok(cudaMemset(data, 0x3C, bytes), "cudaMemset"); }
 
 std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> parts;
@@ -110,7 +81,7 @@ int main(int argc, char** argv) {
         }
     }
     cudaDeviceProp prop{};
-    ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     const long long max_length = *std::max_element(lengths.begin(), lengths.end());
     const std::size_t max_bytes = static_cast<std::size_t>(rows * max_length) * 4;
 
@@ -119,7 +90,7 @@ int main(int argc, char** argv) {
     {
         Buffer a(max_bytes), b(max_bytes);
         fill(a.data, max_bytes);
-        const double ms = median_ms([&] { ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
+        const double ms = median_ms([&] { cuda_ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
         copy_gbps = 2.0 * static_cast<double>(max_bytes) / (ms * 1e6);
     }
     std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB)\n", prop.name, rows,
@@ -132,7 +103,7 @@ int main(int argc, char** argv) {
     }
     std::vector<float> lambda_host(100, 0.5f);
     Buffer lambda(4 * 100 + 4), d_lambda(4 * 100 + 4);
-    ok(cudaMemcpy(lambda.data, lambda_host.data(), 400, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda_ok(cudaMemcpy(lambda.data, lambda_host.data(), 400, cudaMemcpyHostToDevice), "cudaMemcpy");
 
     std::vector<Row> table, swept; // swept: every configuration of --sweep (CSV only)
     std::printf("%-8s %-5s %-10s %8s %10s %9s %6s  %s\n", "kernel", "dtype", "variant", "L", "ms", "GB/s", "copy%", "configuration");
@@ -227,7 +198,7 @@ int main(int argc, char** argv) {
             }
         }
     }
-    ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (Buffer* b : buffers) delete b;
 
     std::ofstream csv(csv_path);

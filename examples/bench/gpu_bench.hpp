@@ -1,5 +1,5 @@
-// Timing for the GPU benchmarks: CUDA events around each call on one stream, untimed warm-up calls
-// first, the median of the timed ones.
+// What the GPU benchmarks share: CUDA error checks, a raw device buffer, and timing with CUDA events
+// around each call on one stream (untimed warm-up calls first, the median of the timed ones).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,9 +16,21 @@ inline void cuda_ok(cudaError_t status, const char* what) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
+// Uninitialised device memory (at least 256 bytes, so that empty sizes still get an address).
+struct DeviceBuffer {
+    void* data = nullptr;
+    explicit DeviceBuffer(std::size_t bytes) {
+        cuda_ok(cudaMalloc(&data, std::max<std::size_t>(bytes, 256)), "cudaMalloc");
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { cudaFree(data); }
+};
+
 // Median milliseconds of `runs` timed calls of `call` (which enqueues its work on `stream`) after
 // `warmup` untimed ones.
-inline double median_ms(const std::function<void()>& call, int runs, int warmup, cudaStream_t stream = nullptr) {
+inline double median_ms(const std::function<void()>& call, int runs, int warmup = 3,
+                        cudaStream_t stream = nullptr) {
     cudaEvent_t start, stop;
     cuda_ok(cudaEventCreate(&start), "cudaEventCreate");
     cuda_ok(cudaEventCreate(&stop), "cudaEventCreate");
