@@ -1,0 +1,158 @@
+// What the GPU tests of the recurrent backends share: one backend's entry points (the alternating and
+// the fused backend have the same signatures and argument structs), the alternating tolerances per
+// dtype, and the check of one cell, dtype, shape and policy against the float64 reference. Outputs
+// are poisoned with NaN before each run (DeviceTensor poisons at creation), so an element no kernel
+// wrote fails the comparison.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "device_tensor.hpp"
+#include "flashrnn/alternating.hpp"
+#include "test_support.hpp"
+
+namespace flashrnn::testing {
+
+// A backend as the checks call it; forward and backward may come from different backends, since
+// they share the gate cache's layout.
+struct Backend {
+    const char* name;
+    std::size_t (*forward_workspace_bytes)(Cell, const ProblemShape&, DType);
+    std::size_t (*backward_workspace_bytes)(Cell, const ProblemShape&, DType);
+    void (*forward)(Cell, const ProblemShape&, DType, const alternating::ForwardArgs&, void*, std::size_t,
+                    Stream);
+    void (*backward)(Cell, const ProblemShape&, DType, const alternating::BackwardArgs&, RecurrentGradient,
+                     void*, std::size_t, Stream);
+    Tolerance (*forward_tolerance)(DType);
+    Tolerance (*backward_tolerance)(DType);
+};
+
+// Tolerances of the alternating backend (see Tolerance): fp32 arithmetic throughout for fp32; bf16
+// and fp16 also store every state, the gate gradients and the weight gradient in their own precision
+// at every step.
+inline Tolerance alternating_forward_tolerance(DType dtype) {
+    switch (dtype) {
+    case DType::bf16:
+        return {2e-2, 2e-2};
+    case DType::fp16:
+        return {4e-3, 4e-3};
+    case DType::fp32:
+        break;
+    }
+    return {2e-5, 2e-5};
+}
+inline Tolerance alternating_backward_tolerance(DType dtype) {
+    switch (dtype) {
+    case DType::bf16:
+        return {4e-2, 4e-2};
+    case DType::fp16:
+        return {8e-3, 8e-3};
+    case DType::fp32:
+        break;
+    }
+    return {5e-5, 5e-5};
+}
+
+inline Tolerance looser(Tolerance a, Tolerance b) {
+    return {std::max(a.abs_tol, b.abs_tol), std::max(a.rel_tol, b.rel_tol)};
+}
+
+inline const Backend alternating_backend{"alternating",
+                                         alternating::forward_workspace_bytes,
+                                         alternating::backward_workspace_bytes,
+                                         alternating::forward,
+                                         alternating::backward,
+                                         alternating_forward_tolerance,
+                                         alternating_backward_tolerance};
+
+struct Case {
+    std::int64_t T, B, NH, DH;
+    SequenceLayout layout = SequenceLayout::time_major;
+};
+
+struct DeviceWorkspace {
+    DeviceTensor bytes;
+    explicit DeviceWorkspace(std::size_t size) : bytes(DType::fp32, (size + 3) / 4) {}
+};
+
+// Random inputs rounded to the dtype, the reference's forward and backward on them, the forward of
+// `forward_backend` and the backward of `backward_backend` on the GPU's own states and gate cache,
+// compared element by element. The backward's tolerance is the looser of the two backends'.
+inline void check_cell(const Backend& forward_backend, const Backend& backward_backend, Cell cell,
+                       DType dtype, const Case& c, RecurrentGradient policy, std::uint64_t seed) {
+    ProblemShape shape{c.T, c.B, c.NH, c.DH, c.layout};
+    RandomProblem problem(cell, shape, seed);
+    problem.gate_inputs = rounded_to(dtype, problem.gate_inputs);
+    problem.recurrent_weights = rounded_to(dtype, problem.recurrent_weights);
+    problem.bias = rounded_to(dtype, problem.bias);
+    problem.initial_states = rounded_to(dtype, problem.initial_states);
+    const reference::ForwardResult expected = problem.forward();
+    UpstreamGradients upstream = random_upstream(problem, seed + 1, false);
+    upstream.d_states = rounded_to(dtype, upstream.d_states);
+    upstream.d_last_state = rounded_to(dtype, upstream.d_last_state);
+    const reference::BackwardResult expected_grad = run_backward(problem, expected, upstream, policy);
+
+    const std::string name = std::string(forward_backend.name) + " forward, " + backward_backend.name +
+                             " backward: " + std::string(cell_info(cell).name) + " " +
+                             std::string(to_string(dtype)) + " " + to_string(shape) + " policy " +
+                             std::to_string(static_cast<int>(policy.mode));
+    CAPTURE(name);
+
+    DeviceTensor wx(dtype, problem.gate_inputs), r(dtype, problem.recurrent_weights), b(dtype, problem.bias),
+        s0(dtype, problem.initial_states);
+    DeviceTensor states(dtype, expected.states.values.size()), last(dtype, expected.last_state.values.size());
+    DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, shape));
+    DeviceWorkspace forward_ws(forward_backend.forward_workspace_bytes(cell, shape, dtype));
+    cudaStream_t stream;
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+
+    forward_backend.forward(
+        cell, shape, dtype,
+        {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
+        forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
+    cuda_ok(cudaStreamSynchronize(stream), "forward");
+    const Tolerance forward_tol = forward_backend.forward_tolerance(dtype);
+    const Comparison states_check = compare(states.download(), expected.states.values, forward_tol);
+    CHECK_MESSAGE(states_check.ok, states_check.describe("states"));
+    const Comparison last_check = compare(last.download(), expected.last_state.values, forward_tol);
+    CHECK_MESSAGE(last_check.ok, last_check.describe("last_state"));
+
+    // The backward reads the GPU's own states, as a training step would.
+    DeviceTensor d_states(dtype, upstream.d_states), d_last(dtype, upstream.d_last_state);
+    DeviceTensor d_wx(dtype, problem.gate_inputs.size()), d_r(dtype, problem.recurrent_weights.size()),
+        d_b(dtype, problem.bias.size()), d_s0(dtype, problem.initial_states.size());
+    DeviceWorkspace backward_ws(backward_backend.backward_workspace_bytes(cell, shape, dtype));
+    backward_backend.backward(cell, shape, dtype,
+                              {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(),
+                               d_wx.data(), d_r.data(), d_b.data(), d_s0.data()},
+                              policy, backward_ws.bytes.data(), backward_ws.bytes.bytes(), stream);
+    cuda_ok(cudaStreamSynchronize(stream), "backward");
+    cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    const Tolerance tol =
+        looser(forward_backend.backward_tolerance(dtype), backward_backend.backward_tolerance(dtype));
+    const std::pair<const DeviceTensor*, const reference::Tensor*> gradients[] = {
+        {&d_wx, &expected_grad.d_gate_inputs},
+        {&d_r, &expected_grad.d_recurrent_weights},
+        {&d_b, &expected_grad.d_bias},
+        {&d_s0, &expected_grad.d_initial_states}};
+    const char* names[] = {"d_gate_inputs", "d_recurrent_weights", "d_bias", "d_initial_states"};
+    for (int i = 0; i < 4; ++i) {
+        const Comparison check = compare(gradients[i].first->download(), gradients[i].second->values, tol);
+        CHECK_MESSAGE(check.ok, check.describe(names[i]));
+    }
+}
+
+inline void check_cell(const Backend& backend, Cell cell, DType dtype, const Case& c,
+                       RecurrentGradient policy, std::uint64_t seed) {
+    check_cell(backend, backend, cell, dtype, c, policy, seed);
+}
+
+} // namespace flashrnn::testing
