@@ -1,11 +1,15 @@
-// Benchmark of FlashRNN's alternating backend on the GPU (docs/benchmarks.md): forward and
-// forward+backward at the FlashRNN paper's shapes, each timed with CUDA events after a warm-up, the
-// median of many runs, launched eagerly and replayed from a captured CUDA graph.
+// Benchmark of FlashRNN's alternating and fused backends on the GPU (docs/benchmarks.md), side by side
+// in one run: forward and forward+backward at the FlashRNN paper's shapes, each timed with CUDA events
+// after a warm-up, the median of many runs, launched eagerly and replayed from a captured CUDA graph;
+// the graph-replayed times also per time step. The fused kernels are compiled before the timing
+// (fused::prepare); a shape the fused backend has no configuration for is reported and skipped.
 //
-//   alternating_bench [--dtype bf16] [--cell lstm] [--steps 1024] [--runs 15] [--csv FILE] [--quick]
+//   alternating_bench [--backend alternating|fused|both] [--dtype bf16] [--cell lstm] [--steps 1024]
+//                     [--runs 15] [--csv FILE] [--quick]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -14,9 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "gpu_bench.hpp"
 #include "flashrnn/device_tensor.hpp"
 #include "flashrnn/flashrnn.hpp"
+#include "flashrnn/fused.hpp"
+#include "gpu_bench.hpp"
 
 namespace {
 
@@ -56,50 +61,99 @@ struct CapturedGraph {
     void replay(cudaStream_t stream) const { cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }
 };
 
+// A backend as the benchmark calls it (the two share their signatures and argument structs).
+struct Backend {
+    const char* name;
+    std::size_t (*forward_workspace_bytes)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
+    std::size_t (*backward_workspace_bytes)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
+    void (*forward)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType,
+                    const flashrnn::alternating::ForwardArgs&, void*, std::size_t, flashrnn::Stream);
+    void (*backward)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType,
+                     const flashrnn::alternating::BackwardArgs&, flashrnn::RecurrentGradient, void*,
+                     std::size_t, flashrnn::Stream);
+    // Compiles what the calls need before they are timed (null: nothing to prepare).
+    void (*prepare)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
+};
+
+const Backend kAlternating{"alternating",
+                           flashrnn::alternating::forward_workspace_bytes,
+                           flashrnn::alternating::backward_workspace_bytes,
+                           flashrnn::alternating::forward,
+                           flashrnn::alternating::backward,
+                           nullptr};
+const Backend kFused{"fused",
+                     flashrnn::fused::forward_workspace_bytes,
+                     flashrnn::fused::backward_workspace_bytes,
+                     flashrnn::fused::forward,
+                     flashrnn::fused::backward,
+                     flashrnn::fused::prepare};
+
+// Elements of each tensor of one problem.
+struct Counts {
+    std::size_t wx, r, b, s, seq, cache;
+};
+
+Counts counts_of(flashrnn::Cell cell, const flashrnn::ProblemShape& shape) {
+    using namespace flashrnn;
+    const CellInfo info = cell_info(cell);
+    auto count = [](const std::vector<NamedExtent>& extents) {
+        std::size_t n = 1;
+        for (const NamedExtent& e : extents)
+            n *= static_cast<std::size_t>(e.size);
+        return n;
+    };
+    return {count(gate_inputs_shape(info, shape)),    count(recurrent_weights_shape(info, shape)),
+            count(bias_shape(info, shape)),           count(states_shape(info, shape)),
+            count(state_sequence_shape(info, shape)), alternating::gate_cache_elements(cell, shape)};
+}
+
+// The tensors of one problem, random, shared by the backends measured on it.
+struct Tensors {
+    Counts n;
+    std::size_t bytes;
+    Buffer wx, r, b, s0, states, last, cache, d_states, d_wx, d_r, d_b, d_s0;
+
+    Tensors(flashrnn::Cell cell, flashrnn::DType dtype, const flashrnn::ProblemShape& shape)
+        : n(counts_of(cell, shape)), bytes(static_cast<std::size_t>(flashrnn::bytes_of(dtype))),
+          wx(n.wx * bytes), r(n.r * bytes), b(n.b * bytes), s0(n.s * bytes), states(n.seq * bytes),
+          last(n.s * bytes), cache(n.cache * 4), d_states(n.seq * bytes), d_wx(n.wx * bytes),
+          d_r(n.r * bytes), d_b(n.b * bytes), d_s0(n.s * bytes) {
+        std::mt19937_64 rng(7);
+        fill_random(wx.data, n.wx, dtype, 1.0, rng);
+        fill_random(r.data, n.r, dtype, 1.0 / std::sqrt(static_cast<double>(shape.head_dim)), rng);
+        fill_random(b.data, n.b, dtype, 0.5, rng);
+        fill_random(s0.data, n.s, dtype, 0.5, rng);
+        fill_random(d_states.data, n.seq, dtype, 1.0, rng);
+    }
+};
+
 struct Row {
-    long long batch, heads, head_dim;
     double forward_ms, forward_graph_ms, training_ms, training_graph_ms;
 };
 
-Row measure(flashrnn::Cell cell, flashrnn::DType dtype, flashrnn::ProblemShape shape, int runs, cudaStream_t stream) {
+Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
+            const flashrnn::ProblemShape& shape, Tensors& t, int runs, cudaStream_t stream) {
     using namespace flashrnn;
-    const CellInfo info = cell_info(cell);
-    const int bytes = bytes_of(dtype);
-    auto count = [&](const std::vector<NamedExtent>& s) {
-        std::size_t n = 1;
-        for (const NamedExtent& e : s) n *= static_cast<std::size_t>(e.size);
-        return n;
-    };
-    std::mt19937_64 rng(7);
-    const std::size_t n_wx = count(gate_inputs_shape(info, shape)), n_r = count(recurrent_weights_shape(info, shape)),
-                      n_b = count(bias_shape(info, shape)), n_s = count(states_shape(info, shape)),
-                      n_seq = count(state_sequence_shape(info, shape));
-    Buffer wx(n_wx * bytes), r(n_r * bytes), b(n_b * bytes), s0(n_s * bytes), states(n_seq * bytes),
-        last(n_s * bytes), cache(alternating::gate_cache_elements(cell, shape) * 4), d_states(n_seq * bytes),
-        d_wx(n_wx * bytes), d_r(n_r * bytes), d_b(n_b * bytes), d_s0(n_s * bytes);
-    fill_random(wx.data, n_wx, dtype, 1.0, rng);
-    fill_random(r.data, n_r, dtype, 1.0 / std::sqrt(static_cast<double>(shape.head_dim)), rng);
-    fill_random(b.data, n_b, dtype, 0.5, rng);
-    fill_random(s0.data, n_s, dtype, 0.5, rng);
-    fill_random(d_states.data, n_seq, dtype, 1.0, rng);
-    const std::size_t fw_bytes = alternating::forward_workspace_bytes(cell, shape, dtype);
-    const std::size_t bw_bytes = alternating::backward_workspace_bytes(cell, shape, dtype);
+    if (backend.prepare) backend.prepare(cell, shape, dtype);
+    const std::size_t fw_bytes = backend.forward_workspace_bytes(cell, shape, dtype);
+    const std::size_t bw_bytes = backend.backward_workspace_bytes(cell, shape, dtype);
     Buffer fw(fw_bytes), bw(bw_bytes);
 
     auto inference = [&] {
-        alternating::forward(cell, shape, dtype, {wx.data, r.data, b.data, s0.data, states.data, last.data, nullptr},
-                             fw.data, fw_bytes, stream);
+        backend.forward(cell, shape, dtype,
+                        {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, nullptr},
+                        fw.data, fw_bytes, stream);
     };
     auto training = [&] {
-        alternating::forward(cell, shape, dtype,
-                             {wx.data, r.data, b.data, s0.data, states.data, last.data, cache.data}, fw.data,
-                             fw_bytes, stream);
-        alternating::backward(cell, shape, dtype,
-                              {r.data, states.data, cache.data, d_states.data, nullptr, d_wx.data, d_r.data,
-                               d_b.data, d_s0.data},
-                              RecurrentGradient::full(), bw.data, bw_bytes, stream);
+        backend.forward(cell, shape, dtype,
+                        {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, t.cache.data},
+                        fw.data, fw_bytes, stream);
+        backend.backward(cell, shape, dtype,
+                         {t.r.data, t.states.data, t.cache.data, t.d_states.data, nullptr, t.d_wx.data,
+                          t.d_r.data, t.d_b.data, t.d_s0.data},
+                         RecurrentGradient::full(), bw.data, bw_bytes, stream);
     };
-    Row row{shape.batch, shape.heads, shape.head_dim, 0, 0, 0, 0};
+    Row row{};
     row.forward_ms = median_ms(inference, runs, 3, stream);
     row.training_ms = median_ms(training, runs, 2, stream);
     {
@@ -114,12 +168,20 @@ Row measure(flashrnn::Cell cell, flashrnn::DType dtype, flashrnn::ProblemShape s
     return row;
 }
 
+std::vector<const Backend*> parse_backends(const std::string& name) {
+    if (name == "alternating") return {&kAlternating};
+    if (name == "fused") return {&kFused};
+    if (name == "both") return {&kAlternating, &kFused};
+    throw std::invalid_argument("--backend " + name + ": expected alternating, fused or both");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     try {
         flashrnn::DType dtype = flashrnn::DType::bf16;
         flashrnn::Cell cell = flashrnn::Cell::lstm;
+        std::vector<const Backend*> backends = parse_backends("both");
         long long steps = 1024;
         int runs = 15;
         bool quick = false;
@@ -130,13 +192,22 @@ int main(int argc, char** argv) {
                 if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
                 return argv[++i];
             };
-            if (arg == "--dtype") dtype = flashrnn::parse_dtype(value());
-            else if (arg == "--cell") cell = flashrnn::parse_cell(value());
-            else if (arg == "--steps") steps = std::stoll(value());
-            else if (arg == "--runs") runs = std::stoi(value());
-            else if (arg == "--csv") csv_path = value();
-            else if (arg == "--quick") quick = true;
-            else throw std::invalid_argument("unknown option " + arg);
+            if (arg == "--backend")
+                backends = parse_backends(value());
+            else if (arg == "--dtype")
+                dtype = flashrnn::parse_dtype(value());
+            else if (arg == "--cell")
+                cell = flashrnn::parse_cell(value());
+            else if (arg == "--steps")
+                steps = std::stoll(value());
+            else if (arg == "--runs")
+                runs = std::stoi(value());
+            else if (arg == "--csv")
+                csv_path = value();
+            else if (arg == "--quick")
+                quick = true;
+            else
+                throw std::invalid_argument("unknown option " + arg);
         }
         if (!flashrnn::cuda_device_available()) {
             std::printf("alternating_bench: no CUDA device, nothing to measure\n");
@@ -152,23 +223,41 @@ int main(int argc, char** argv) {
         cudaStream_t stream;
         cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
         FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
-        if (csv) std::fprintf(csv, "cell,dtype,T,B,NH,DH,forward_ms,forward_graph_ms,fwbw_ms,fwbw_graph_ms\n");
-        std::printf("alternating backend, %s %s, T=%lld (median of %d, CUDA events)\n",
-                    std::string(flashrnn::cell_info(cell).name).c_str(),
-                    std::string(flashrnn::to_string(dtype)).c_str(), steps, runs);
-        std::printf("%5s %4s %5s | %10s %10s | %10s %10s\n", "B", "NH", "DH", "fw ms", "fw graph", "fw+bw ms",
-                    "fw+bw graph");
+        if (!csv_path.empty() && !csv) throw std::runtime_error("cannot write " + csv_path);
+        if (csv)
+            std::fprintf(csv,
+                         "backend,cell,dtype,T,B,NH,DH,forward_ms,forward_graph_ms,fwbw_ms,fwbw_graph_ms,"
+                         "forward_graph_us_per_step,fwbw_graph_us_per_step\n");
+        const std::string cell_name(flashrnn::cell_info(cell).name), dtype_name(flashrnn::to_string(dtype));
+        std::printf("%s %s, T=%lld (median of %d, CUDA events; us/step from the graph replays)\n",
+                    cell_name.c_str(), dtype_name.c_str(), steps, runs);
+        std::printf("%-11s %5s %4s %5s | %10s %10s | %10s %10s | %13s %13s\n", "backend", "B", "NH", "DH",
+                    "fw ms", "fw graph", "fw+bw ms", "fw+bw graph", "fw us/step", "fw+bw us/step");
         for (const flashrnn::ProblemShape& shape : shapes) {
-            const Row row = measure(cell, dtype, shape, runs, stream);
-            std::printf("%5lld %4lld %5lld | %10.3f %10.3f | %10.3f %10.3f\n", row.batch, row.heads, row.head_dim,
-                        row.forward_ms, row.forward_graph_ms, row.training_ms, row.training_graph_ms);
-            std::fflush(stdout);
-            if (csv)
-                std::fprintf(csv, "%s,%s,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f\n",
-                             std::string(flashrnn::cell_info(cell).name).c_str(),
-                             std::string(flashrnn::to_string(dtype)).c_str(), steps, row.batch, row.heads,
-                             row.head_dim, row.forward_ms, row.forward_graph_ms, row.training_ms,
-                             row.training_graph_ms);
+            Tensors tensors(cell, dtype, shape);
+            for (const Backend* backend : backends) {
+                std::printf("%-11s %5lld %4lld %5lld | ", backend->name, static_cast<long long>(shape.batch),
+                            static_cast<long long>(shape.heads), static_cast<long long>(shape.head_dim));
+                Row row;
+                try {
+                    row = measure(*backend, cell, dtype, shape, tensors, runs, stream);
+                } catch (const flashrnn::FusedTilingError& e) { // this GPU has no configuration for the shape
+                    std::printf("no configuration: %s\n", e.what());
+                    continue;
+                }
+                const double per_step = 1000.0 / static_cast<double>(steps);
+                std::printf("%10.3f %10.3f | %10.3f %10.3f | %13.2f %13.2f\n", row.forward_ms,
+                            row.forward_graph_ms, row.training_ms, row.training_graph_ms,
+                            row.forward_graph_ms * per_step, row.training_graph_ms * per_step);
+                std::fflush(stdout);
+                if (csv)
+                    std::fprintf(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n",
+                                 backend->name, cell_name.c_str(), dtype_name.c_str(), steps,
+                                 static_cast<long long>(shape.batch), static_cast<long long>(shape.heads),
+                                 static_cast<long long>(shape.head_dim), row.forward_ms, row.forward_graph_ms,
+                                 row.training_ms, row.training_graph_ms, row.forward_graph_ms * per_step,
+                                 row.training_graph_ms * per_step);
+            }
         }
         if (csv) std::fclose(csv);
         cudaStreamDestroy(stream);

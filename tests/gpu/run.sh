@@ -26,8 +26,12 @@ step() { # name, command...
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/device.txt"
 step gpu-tests "$BIN/flashrnn_gpu_tests"
-step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*,*refuses*'
-step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" -tc='*clipped and cut*'
+for backend in alternating fused; do # the kernels of each backend on a small subset of its tests
+  step "memcheck-$backend" compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
+    -tc="$backend backend: clipped and cut*,$backend backend: refuses*"
+  step "racecheck-$backend" compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
+    -tc="$backend backend: clipped and cut*"
+done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 if [ -f tests/gpu/scan.sh ]; then # it expects a build folder's layout
   layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
@@ -39,7 +43,7 @@ fi
 quick=(); [ "$QUICK" = 1 ] && quick=(--quick)
 if [ "${FLASHRNN_GPU_BENCH:-1}" = 0 ]; then :; # FLASHRNN_GPU_BENCH=0: tests and sanitizers only
 elif [ -x "$BIN/alternating_bench" ]; then
-  step bench-alternating "$BIN/alternating_bench" --dtype bf16 --csv "$OUT/alternating_bf16.csv" "${quick[@]}"
+  step bench-lstm "$BIN/alternating_bench" --backend both --dtype bf16 --csv "$OUT/lstm_bf16.csv" "${quick[@]}"
 fi
 if [ "${FLASHRNN_GPU_BENCH:-1}" != 0 ] && python3 -c "import torch" 2>/dev/null; then
   step bench-torch-lstm python3 examples/bench/torch_lstm_bench.py --csv "$OUT/torch_lstm.csv" "${quick[@]}"
@@ -49,4 +53,4 @@ echo
 for f in "$LOGS"/*.log "$LOGS"/*.txt; do [ -f "$f" ] || continue; echo "===== $(basename "$f")"; cat "$f"; done >"$OUT/logs.txt"
 echo "== summary ($(head -2 "$LOGS/device.txt" | tail -1))"
 printf '%s\n' "${summary[@]}"
-for f in "$OUT"/alternating_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done
+for f in "$OUT"/lstm_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done

@@ -1,0 +1,355 @@
+// The fused backend against the float64 CPU reference (backend_check.hpp): every cell x dtype x pass
+// on random data over small shapes (T = 1, B = 1, a head dimension that is not a multiple of 16, the
+// batch-first layout), then a few large ones one by one (T = 1024 at (NH, DH) = (12, 64), one head
+// of 768 in every dtype, B = 64, the largest head dimension this GPU runs); the three
+// recurrent-gradient policies; the gate cache shared with the alternating backend in both directions;
+// the refusals; and a captured CUDA graph that replays the eager results bit for bit. Outputs are
+// poisoned before each run. Each (cell, dtype, B, NH, DH, pass) compiles a kernel once (cached on disk).
+#include <doctest/doctest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend_check.hpp"
+#include "flashrnn/device_limits.hpp"
+#include "flashrnn/fused.hpp"
+
+namespace flashrnn::testing {
+namespace {
+
+// bf16 and fp16 keep the states in fp32 on chip and store them rounded as the alternating backend
+// does: its tolerances. fp32 multiplies R on the tensor cores in tf32, whose 10-bit mantissa is
+// fp16's: fp16's tolerances.
+Tolerance fused_forward_tolerance(DType dtype) {
+    return alternating_forward_tolerance(dtype == DType::fp32 ? DType::fp16 : dtype);
+}
+Tolerance fused_backward_tolerance(DType dtype) {
+    return alternating_backward_tolerance(dtype == DType::fp32 ? DType::fp16 : dtype);
+}
+
+const Backend fused_backend{
+    "fused",         fused::forward_workspace_bytes, fused::backward_workspace_bytes, fused::forward,
+    fused::backward, fused_forward_tolerance,        fused_backward_tolerance};
+
+constexpr DType kDTypes[] = {DType::fp32, DType::bf16, DType::fp16};
+
+// Few distinct (B, NH, DH): each is a compiled kernel per cell, dtype and pass.
+const Case kCases[] = {
+    {1, 1, 1, 16},                             // one step, one sequence, the smallest head
+    {7, 3, 4, 48},                             // a batch that pads its mma tile
+    {7, 16, 2, 16},                            // two full batch tiles
+    {9, 3, 1, 40},                             // a head dimension that is not a multiple of 16
+    {6, 3, 4, 48, SequenceLayout::batch_first} // batch-first gate inputs, the kernels of {7, 3, 4, 48}
+};
+
+// The largest head dimension (a multiple of 16) for which the fused backend runs both passes of one
+// head over `batch` sequences on this GPU: the model's largest (scanned down from what the chip could
+// hold at all, since feasibility is not monotone), confirmed by fused::traits, which compiles the
+// kernels and feeds spills back to the model; a head dimension that feedback rules out moves the scan
+// down, at most a few times (each costs compilations). 0 when none.
+std::int64_t largest_head_dim(Cell cell, DType dtype, std::int64_t batch) {
+    int device = 0;
+    cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+    const DeviceLimits limits = device_limits_of(device);
+    const int g_rec = cell_info(cell).num_recurrent_gates;
+    const double chip_bytes = double(limits.sm_count) * (double(limits.registers_per_sm) * 4 +
+                                                         double(limits.shared_memory_per_block_optin));
+    int confirmations_left = 4;
+    for (int dh = int(std::sqrt(chip_bytes / (g_rec * bytes_of(dtype)))) / 16 * 16;
+         dh >= 16 && confirmations_left > 0; dh -= 16) {
+        bool fits = true;
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+            FusedTilingRequest request;
+            request.pass = pass;
+            request.cell = cell;
+            request.dtype = dtype;
+            request.heads = 1;
+            request.head_dim = dh;
+            request.batch = static_cast<int>(batch);
+            fits = fits && fused_tiling_exists(limits, request);
+        }
+        if (!fits) continue;
+        --confirmations_left;
+        try {
+            const ProblemShape shape{1, batch, 1, dh};
+            fused::traits(cell, shape, dtype, FusedPass::forward);
+            fused::traits(cell, shape, dtype, FusedPass::backward);
+            return dh;
+        } catch (const FusedTilingError& e) {
+            MESSAGE("DH " << dh << " fits the model but not the compiled kernel: " << e.what());
+        }
+    }
+    return 0;
+}
+
+// The message of the ShapeError `call` throws; "" when it throws none (other exceptions propagate).
+std::string shape_error_of(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const ShapeError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// Every element equal bit for bit: decoding is exact, so equal storage bits are equal doubles' bits.
+void check_same_bits(const std::vector<double>& replayed, const std::vector<double>& eager,
+                     const char* tensor) {
+    CAPTURE(tensor);
+    REQUIRE(replayed.size() == eager.size());
+    std::size_t first_difference = eager.size();
+    for (std::size_t i = 0; i < eager.size() && first_difference == eager.size(); ++i)
+        if (std::memcmp(&replayed[i], &eager[i], sizeof(double)) != 0) first_difference = i;
+    CHECK_MESSAGE(first_difference == eager.size(),
+                  tensor << ": element " << first_difference << " replayed "
+                         << (first_difference < eager.size() ? replayed[first_difference] : 0.0) << ", eager "
+                         << (first_difference < eager.size() ? eager[first_difference] : 0.0));
+}
+
+// prepare(), one eager forward + backward, then the same calls captured into a graph and replayed
+// twice, the outputs poisoned before each replay: every output equal to the eager run's bit for bit.
+void check_graph_replay(Cell cell, DType dtype, const Case& c, std::uint64_t seed) {
+    const ProblemShape shape{c.T, c.B, c.NH, c.DH, c.layout};
+    CAPTURE(to_string(shape));
+    const RandomProblem problem(cell, shape, seed);
+    const UpstreamGradients upstream = random_upstream(problem, seed + 1, false);
+    fused::prepare(cell, shape, dtype);
+
+    DeviceTensor wx(dtype, problem.gate_inputs), r(dtype, problem.recurrent_weights), b(dtype, problem.bias),
+        s0(dtype, problem.initial_states), d_states(dtype, upstream.d_states),
+        d_last(dtype, upstream.d_last_state);
+    DeviceTensor states(dtype, upstream.d_states.size()), last(dtype, upstream.d_last_state.size()),
+        cache(DType::fp32, fused::gate_cache_elements(cell, shape)), d_wx(dtype, problem.gate_inputs.size()),
+        d_r(dtype, problem.recurrent_weights.size()), d_b(dtype, problem.bias.size()),
+        d_s0(dtype, problem.initial_states.size());
+    DeviceWorkspace forward_ws(fused::forward_workspace_bytes(cell, shape, dtype));
+    DeviceWorkspace backward_ws(fused::backward_workspace_bytes(cell, shape, dtype));
+    DeviceTensor* outputs[] = {&states, &last, &cache, &d_wx, &d_r, &d_b, &d_s0};
+    const char* names[] = {"states", "last_state",      "gate_cache", "d_gate_inputs", "d_recurrent_weights",
+                           "d_bias", "d_initial_states"};
+
+    cudaStream_t stream;
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    auto training_step = [&] {
+        fused::forward(cell, shape, dtype,
+                       {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
+                       forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
+        fused::backward(cell, shape, dtype,
+                        {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(), d_wx.data(),
+                         d_r.data(), d_b.data(), d_s0.data()},
+                        RecurrentGradient::full(), backward_ws.bytes.data(), backward_ws.bytes.bytes(),
+                        stream);
+    };
+    training_step();
+    cuda_ok(cudaStreamSynchronize(stream), "eager forward and backward");
+    std::vector<std::vector<double>> eager;
+    for (const DeviceTensor* output : outputs)
+        eager.push_back(output->download());
+
+    cudaGraph_t graph = nullptr;
+    cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    try {
+        training_step();
+    } catch (...) { // leave the stream out of capture, or every later allocation of this thread fails
+        cudaStreamEndCapture(stream, &graph);
+        if (graph) cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+        throw;
+    }
+    cuda_ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+    for (int replay = 0; replay < 2; ++replay) {
+        CAPTURE(replay);
+        for (DeviceTensor* output : outputs)
+            output->poison();
+        cuda_ok(cudaDeviceSynchronize(), "poison");
+        cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+        cuda_ok(cudaStreamSynchronize(stream), "graph replay");
+        for (std::size_t i = 0; i < eager.size(); ++i)
+            check_same_bits(outputs[i]->download(), eager[i], names[i]);
+    }
+    cudaGraphExecDestroy(exec);
+    cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+}
+
+} // namespace
+
+TEST_CASE("fused backend matches the float64 reference: every cell, dtype and shape") {
+    std::uint64_t seed = 3000;
+    for (Cell cell : all_cells)
+        for (DType dtype : kDTypes)
+            for (const Case& c : kCases)
+                check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
+}
+
+TEST_CASE("fused backend: 1024 steps at (NH, DH) = (12, 64)") {
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {1024, 16, 12, 64}, RecurrentGradient::full(), 3100);
+}
+
+TEST_CASE("fused backend: one head of 768 in every dtype") {
+    std::uint64_t seed = 3200;
+    for (DType dtype : kDTypes)
+        check_cell(fused_backend, Cell::lstm, dtype, {7, 16, 1, 768}, RecurrentGradient::full(), ++seed);
+}
+
+TEST_CASE("fused backend: a batch of 64") {
+    check_cell(fused_backend, Cell::lstm, DType::fp16, {7, 64, 12, 64}, RecurrentGradient::full(), 3300);
+}
+
+TEST_CASE("fused backend: the largest head dimension of this GPU") {
+    std::uint64_t seed = 3400;
+    const std::pair<Cell, DType> cases[] = {{Cell::lstm, DType::bf16},
+                                            {Cell::gru, DType::fp16},
+                                            {Cell::slstm, DType::fp32},
+                                            {Cell::elman, DType::bf16}};
+    for (auto [cell, dtype] : cases) {
+        const std::int64_t batch = 3;
+        const std::int64_t dh = largest_head_dim(cell, dtype, batch);
+        MESSAGE("largest fused head dimension for " << cell_info(cell).name << " " << to_string(dtype)
+                                                    << ", B " << batch << ": " << dh);
+        REQUIRE(dh > 0);
+        check_cell(fused_backend, cell, dtype, {3, batch, 1, dh}, RecurrentGradient::full(), ++seed);
+    }
+}
+
+TEST_CASE("fused backend: clipped and cut recurrent gradients") {
+    std::uint64_t seed = 3500;
+    for (Cell cell : all_cells)
+        for (DType dtype : {DType::fp32, DType::bf16}) {
+            check_cell(fused_backend, cell, dtype, {6, 3, 4, 48}, RecurrentGradient::clipped(0.05), ++seed);
+            check_cell(fused_backend, cell, dtype, {6, 3, 4, 48}, RecurrentGradient::cut(), ++seed);
+        }
+}
+
+TEST_CASE("fused backend: its gate cache feeds the alternating backward, and the other way round") {
+    std::uint64_t seed = 3600;
+    for (Cell cell : all_cells)
+        for (DType dtype : {DType::fp32, DType::bf16}) {
+            check_cell(fused_backend, alternating_backend, cell, dtype, {7, 3, 4, 48},
+                       RecurrentGradient::full(), ++seed);
+            check_cell(alternating_backend, fused_backend, cell, dtype, {7, 3, 4, 48},
+                       RecurrentGradient::full(), ++seed);
+        }
+}
+
+TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong") {
+    const ProblemShape shape{3, 2, 2, 16};
+    const DType dtype = DType::fp32;
+    DeviceTensor tensor(dtype, 3 * 2 * 4 * 2 * 16);
+    const std::size_t forward_needed = fused::forward_workspace_bytes(Cell::lstm, shape, dtype);
+    const std::size_t backward_needed = fused::backward_workspace_bytes(Cell::lstm, shape, dtype);
+    DeviceTensor ws(DType::fp32, (std::max(forward_needed, backward_needed) + 256) / 4);
+    void* misaligned = static_cast<char*>(ws.data()) + 4;
+    void* t = tensor.data();
+    const fused::ForwardArgs args{t, t, t, t, t, nullptr, nullptr};
+    const fused::BackwardArgs backward_args{t, t, t, nullptr, nullptr, t, t, t, t};
+    auto forward = [&](const fused::ForwardArgs& a, void* workspace, std::size_t bytes,
+                       const ProblemShape& problem = ProblemShape{3, 2, 2, 16}) {
+        return [=] { fused::forward(Cell::lstm, problem, dtype, a, workspace, bytes, nullptr); };
+    };
+    auto backward = [&](const fused::BackwardArgs& a, void* workspace, std::size_t bytes) {
+        return [=] {
+            fused::backward(Cell::lstm, shape, dtype, a, RecurrentGradient::full(), workspace, bytes,
+                            nullptr);
+        };
+    };
+
+    // Each missing tensor is named (": NAME", so that "states" is not found in "initial_states").
+    const std::pair<const char*, std::function<void(fused::ForwardArgs&)>> forward_tensors[] = {
+        {"gate_inputs", [](fused::ForwardArgs& a) { a.gate_inputs = nullptr; }},
+        {"recurrent_weights", [](fused::ForwardArgs& a) { a.recurrent_weights = nullptr; }},
+        {"bias", [](fused::ForwardArgs& a) { a.bias = nullptr; }},
+        {"initial_states", [](fused::ForwardArgs& a) { a.initial_states = nullptr; }},
+        {"states", [](fused::ForwardArgs& a) { a.states = nullptr; }},
+    };
+    for (const auto& [name, remove] : forward_tensors) {
+        fused::ForwardArgs broken = args;
+        remove(broken);
+        const std::string message = shape_error_of(forward(broken, ws.data(), forward_needed));
+        CAPTURE(name);
+        CAPTURE(message);
+        CHECK(message.find(std::string(": ") + name) != std::string::npos);
+        CHECK(message.find("null") != std::string::npos);
+    }
+    const std::pair<const char*, std::function<void(fused::BackwardArgs&)>> backward_tensors[] = {
+        {"recurrent_weights", [](fused::BackwardArgs& a) { a.recurrent_weights = nullptr; }},
+        {"states", [](fused::BackwardArgs& a) { a.states = nullptr; }},
+        {"gate_cache", [](fused::BackwardArgs& a) { a.gate_cache = nullptr; }},
+        {"d_gate_inputs", [](fused::BackwardArgs& a) { a.d_gate_inputs = nullptr; }},
+        {"d_recurrent_weights", [](fused::BackwardArgs& a) { a.d_recurrent_weights = nullptr; }},
+        {"d_bias", [](fused::BackwardArgs& a) { a.d_bias = nullptr; }},
+        {"d_initial_states", [](fused::BackwardArgs& a) { a.d_initial_states = nullptr; }},
+    };
+    for (const auto& [name, remove] : backward_tensors) {
+        fused::BackwardArgs broken = backward_args;
+        remove(broken);
+        const std::string message = shape_error_of(backward(broken, ws.data(), backward_needed));
+        CAPTURE(name);
+        CAPTURE(message);
+        CHECK(message.find(std::string(": ") + name) != std::string::npos);
+        CHECK(message.find("null") != std::string::npos);
+    }
+
+    // A workspace too small (with what it needs) or misaligned, a misaligned gate cache, a bad shape.
+    if (forward_needed > 0) {
+        const std::string needs = "needs " + std::to_string(forward_needed);
+        CHECK_THROWS_WITH_AS(forward(args, ws.data(), forward_needed - 1)(), doctest::Contains(needs.c_str()),
+                             ShapeError);
+        CHECK_THROWS_WITH_AS(forward(args, misaligned, forward_needed)(),
+                             doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
+    }
+    if (backward_needed > 0) {
+        const std::string needs = "needs " + std::to_string(backward_needed);
+        CHECK_THROWS_WITH_AS(backward(backward_args, ws.data(), backward_needed - 1)(),
+                             doctest::Contains(needs.c_str()), ShapeError);
+        CHECK_THROWS_WITH_AS(backward(backward_args, misaligned, backward_needed)(),
+                             doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
+    }
+    fused::ForwardArgs misaligned_cache = args;
+    misaligned_cache.gate_cache = misaligned;
+    CHECK_THROWS_WITH_AS(forward(misaligned_cache, ws.data(), forward_needed)(),
+                         doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
+    fused::BackwardArgs misaligned_backward_cache = backward_args;
+    misaligned_backward_cache.gate_cache = misaligned;
+    CHECK_THROWS_WITH_AS(backward(misaligned_backward_cache, ws.data(), backward_needed)(),
+                         doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
+    CHECK_THROWS_AS(forward(args, ws.data(), forward_needed, {0, 2, 2, 16})(), ShapeError);
+
+    // A head no GPU holds (R alone is 512 MiB): FusedTilingError with the problem, before any launch
+    // (the tensors are far too small for it and are never touched).
+    const ProblemShape too_large{1, 1, 1, 8192};
+    CHECK_THROWS_WITH_AS(fused::traits(Cell::lstm, too_large, DType::bf16, FusedPass::forward),
+                         doctest::Contains("DH 8192"), FusedTilingError);
+    CHECK_THROWS_AS(fused::traits(Cell::lstm, too_large, DType::bf16, FusedPass::backward), FusedTilingError);
+    CHECK_THROWS_AS(fused::prepare(Cell::lstm, too_large, DType::bf16), FusedTilingError);
+    std::size_t too_large_forward = 0, too_large_backward = 0; // what it would need, where that is known
+    try {
+        too_large_forward = fused::forward_workspace_bytes(Cell::lstm, too_large, DType::bf16);
+        too_large_backward = fused::backward_workspace_bytes(Cell::lstm, too_large, DType::bf16);
+    } catch (const FusedTilingError&) {
+    }
+    CHECK_THROWS_AS(
+        fused::forward(Cell::lstm, too_large, DType::bf16, args, ws.data(), too_large_forward, nullptr),
+        FusedTilingError);
+    CHECK_THROWS_AS(fused::backward(Cell::lstm, too_large, DType::bf16, backward_args,
+                                    RecurrentGradient::full(), ws.data(), too_large_backward, nullptr),
+                    FusedTilingError);
+    cuda_ok(cudaDeviceSynchronize(), "no launch failed");
+}
+
+TEST_CASE("fused backend: a captured CUDA graph replays the eager results bitwise") {
+    check_graph_replay(Cell::lstm, DType::bf16, {7, 3, 4, 48}, 3700);
+    check_graph_replay(Cell::lstm, DType::bf16, {7, 16, 1, 768}, 3701); // a head over several blocks
+    check_graph_replay(Cell::slstm, DType::fp32, {5, 16, 2, 16}, 3702);
+}
+
+} // namespace flashrnn::testing
