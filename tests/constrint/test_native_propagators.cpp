@@ -4,6 +4,7 @@
 
 #include "propagators/all_different.hpp"
 #include "propagators/arithmetic.hpp"
+#include "propagators/cardinality_sums.hpp"
 #include "propagators/clause.hpp"
 #include "propagators/count.hpp"
 #include "propagators/element.hpp"
@@ -193,4 +194,58 @@ TEST_CASE("native propagators: count") {
             s.add_propagator(std::make_unique<Count>(std::vector<VarId>{x[0], x[1], x[2]}, x[3], x[4]));
         },
         {300, 1});
+}
+
+namespace {
+
+// The sums implied by counts c_k of values v_k in x (CardinalitySums' constraint):
+// sum c_k == #{x_j in V} and sum v_k * c_k == sum of the x_j in V.
+bool cardinality_sums_hold(const Assignment& x, const std::vector<long long>& values, const Assignment& counts) {
+    long long in = 0, sum = 0, count = 0, weighted = 0;
+    for (const Integer& xi : x) {
+        const long long value = static_cast<long long>(xi);
+        if (std::find(values.begin(), values.end(), value) == values.end()) continue;
+        ++in;
+        sum += value;
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        count += static_cast<long long>(counts[k]);
+        weighted += values[k] * static_cast<long long>(counts[k]);
+    }
+    return count == in && weighted == sum;
+}
+
+}  // namespace
+
+TEST_CASE("native propagators: the sums implied by counts of several values (CardinalitySums)") {
+    // V a range, x partly outside it: x0..x2 in -1..3, counts of 0, 1, 2 in 0..3.
+    const std::vector<Integer> x_values = interval(-1, 3), c_values = interval(0, 3);
+    check_native_propagator(
+        "counts of {0, 1, 2}: sums", {x_values, x_values, x_values, c_values, c_values, c_values},
+        [](const Assignment& a) { return cardinality_sums_hold({a[0], a[1], a[2]}, {0, 1, 2}, {a[3], a[4], a[5]}); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<CardinalitySums>(std::vector<VarId>{x[0], x[1], x[2]},
+                                                               std::vector<Integer>{0, 1, 2},
+                                                               std::vector<VarId>{x[3], x[4], x[5]}));
+        },
+        {300, 1});
+    // V not a range, a negative value, unsorted.
+    const std::vector<Integer> wide = interval(-2, 3);
+    check_native_propagator(
+        "counts of {3, -2, 1}: sums", {wide, wide, wide, c_values, c_values, c_values},
+        [](const Assignment& a) { return cardinality_sums_hold({a[0], a[1], a[2]}, {3, -2, 1}, {a[3], a[4], a[5]}); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<CardinalitySums>(std::vector<VarId>{x[0], x[1], x[2]},
+                                                               std::vector<Integer>{3, -2, 1},
+                                                               std::vector<VarId>{x[3], x[4], x[5]}));
+        },
+        {300, 2});
+    // The magic sequence's shape: the counted variables are the counts (x_i counts value i).
+    check_native_propagator(
+        "x_i counts i in x (magic sequence), sums", 4, interval(0, 4),
+        [](const Assignment& a) { return cardinality_sums_hold(a, {0, 1, 2, 3}, a); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<CardinalitySums>(x, std::vector<Integer>{0, 1, 2, 3}, x));
+        },
+        {300, 3});
 }

@@ -25,7 +25,7 @@ def cases(instances):
     found = {}
     for model, data in [("queens", d) for d in ("008", "020", "050")] + \
                        [("golomb", d) for d in GOLOMB_OPTIMUM] + \
-                       [("magicseq", d) for d in ("005", "010", "020")] + \
+                       [("magicseq", d) for d in ("005", "010", "020", "100")] + \
                        [("langford", f"l_2_{n:02d}") for n in range(3, 11)] + \
                        [("market_split", d) for d in ("s3-01", "s3-02", "u3-01", "u3-02")] + \
                        [("schur_numbers", d) for d in ("5-3", "7-3", "10-3")] + \

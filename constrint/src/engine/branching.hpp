@@ -18,6 +18,8 @@ enum class VarSelect : std::uint8_t {
     AntiFirstFail,  // the largest domain
     Smallest,       // the smallest minimum
     Largest,        // the largest maximum
+    AfcSizeMax,     // the largest accumulated failure count per value left (Store::afc / size;
+                    // Gecode's INT_VAR_AFC_SIZE_MAX, dom/wdeg with decay)
 };
 
 struct Phase {

@@ -101,11 +101,14 @@ std::optional<Search::Choice> Search::select_in_phases() const {
     for (const engine::Phase& phase : phases_) {
         const bool by_size = phase.select == VarSelect::FirstFail || phase.select == VarSelect::AntiFirstFail;
         std::optional<VarId> best;
-        Integer best_size;  // by_size: the size of best's domain, computed once per candidate
+        Integer best_size;      // by_size: the size of best's domain, computed once per candidate
+        double best_score = 0;  // AfcSizeMax: best's AFC per value
         for (VarId v : phase.vars) {
             if (s.fixed(v)) continue;
             if (phase.select == VarSelect::InputOrder) return Choice{v, phase.value};
             Integer size = by_size ? s.dom(v).size() : Integer(0);
+            const double score =
+                phase.select == VarSelect::AfcSizeMax ? s.afc(v) / s.dom(v).size().convert_to<double>() : 0.0;
             bool better = !best;
             if (best) {
                 switch (phase.select) {
@@ -114,11 +117,13 @@ std::optional<Search::Choice> Search::select_in_phases() const {
                 case VarSelect::AntiFirstFail: better = size > best_size; break;
                 case VarSelect::Smallest: better = s.min(v) < s.min(*best); break;
                 case VarSelect::Largest: better = s.max(v) > s.max(*best); break;
+                case VarSelect::AfcSizeMax: better = score > best_score; break;
                 }
             }
             if (better) {
                 best = v;
                 best_size = std::move(size);
+                best_score = score;
             }
         }
         if (best) return Choice{*best, phase.value};

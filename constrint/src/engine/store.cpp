@@ -8,7 +8,7 @@ constexpr std::size_t kMaxDivisors = 1 << 14;
 }
 
 VarId Store::new_var(Domain domain) {
-    vars_.push_back(VarState{std::move(domain), 0, {}});
+    vars_.push_back(VarState{std::move(domain), 0, {}, {}});
     return static_cast<VarId>(vars_.size() - 1);
 }
 
@@ -17,8 +17,11 @@ int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
     for (const Subscription& s : propagator->subscriptions()) {
         auto& list = vars_[s.var].wake[static_cast<int>(s.event)];
         if (list.empty() || list.back() != id) list.push_back(id);
+        auto& all = vars_[s.var].propagators;
+        if (all.empty() || all.back() != id) all.push_back(id);
     }
     idempotent_.push_back(propagator->idempotent());
+    afc_.push_back(afc_increment_);  // as if it had existed from the start with a count of 1
     props_.push_back(std::move(propagator));
     active_.push_back(true);
     queued_.push_back(false);
@@ -140,6 +143,7 @@ bool Store::propagate() {
         const PropStatus status = props_[p]->propagate(*this);
         current_ = -1;
         if (status == PropStatus::Fail) {
+            count_failure(p);
             ok = false;
             break;
         }
@@ -154,6 +158,23 @@ bool Store::propagate() {
     queue_.clear();
     queue_head_ = 0;
     return ok;
+}
+
+void Store::count_failure(int p) {
+    afc_[p] += afc_increment_;
+    afc_increment_ /= kAfcDecay;
+    if (afc_increment_ > 1e100) {
+        for (double& count : afc_) count *= 1e-100;
+        afc_increment_ *= 1e-100;
+    }
+}
+
+double Store::afc(VarId x) const {
+    double sum = 0;
+    for (int p : vars_[x].propagators) {
+        if (active_[p]) sum += afc_[p];
+    }
+    return sum / afc_increment_;  // in units of the current increment: a fresh propagator counts 1
 }
 
 void Store::push_level() {

@@ -60,11 +60,19 @@ class Store {
 
     std::uint64_t propagations() const { return propagations_; }
 
+    // Accumulated failure count (AFC, Gecode's name; the "weighted degree" of dom/wdeg with decay):
+    // every propagator starts at 1, and each failure adds 1 to the failing propagator's count after
+    // all counts have decayed by kAfcDecay. A variable's AFC sums the counts of the active
+    // propagators that depend on it: constraints that fail often make their variables branch first.
+    static constexpr double kAfcDecay = 0.99;
+    double afc(VarId x) const;
+
   private:
     struct VarState {
         Domain dom;
         std::uint64_t saved_epoch = 0;
         std::vector<int> wake[3];  // by Event: subscribers woken by that event or a stronger one
+        std::vector<int> propagators;  // every subscriber once, whatever its event
     };
     struct TrailEntry {
         VarId var;
@@ -80,6 +88,7 @@ class Store {
     void save(VarId x);
     void changed(VarId x, Event event);
     bool replace(VarId x, Domain&& narrowed, const Domain& before);
+    void count_failure(int propagator);
 
     std::vector<VarState> vars_;
     std::vector<std::unique_ptr<Propagator>> props_;
@@ -96,6 +105,10 @@ class Store {
     std::uint64_t epoch_ = 0, epoch_counter_ = 0;
 
     std::uint64_t propagations_ = 0;
+    // Decay without touching every count: each failure adds afc_increment_, which grows by
+    // 1 / kAfcDecay per failure; all counts are rescaled when it gets large.
+    std::vector<double> afc_;
+    double afc_increment_ = 1;
     std::function<bool()> stop_check_;
     std::map<Integer, std::unique_ptr<Domain>> divisor_cache_;
 };

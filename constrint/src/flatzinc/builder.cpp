@@ -1,6 +1,9 @@
 #include "flatzinc/builder.hpp"
 
 #include "constrint/error.hpp"
+#include "propagators/cardinality_sums.hpp"
+
+#include <algorithm>
 
 namespace constrint::flatzinc {
 
@@ -223,8 +226,9 @@ void Builder::add_phases(const Node& a, std::vector<engine::Phase>& into) {
     using engine::VarSelect;
     // Gecode's choices where ConstrINT has no exact equivalent: the nearest one.
     if (select == "input_order" || select == "occurrence") phase.select = VarSelect::InputOrder;
-    else if (select == "first_fail" || select == "most_constrained" || select == "dom_w_deg" || select == "max_regret")
+    else if (select == "first_fail" || select == "most_constrained" || select == "max_regret")
         phase.select = VarSelect::FirstFail;
+    else if (select == "dom_w_deg") phase.select = VarSelect::AfcSizeMax;
     else if (select == "anti_first_fail") phase.select = VarSelect::AntiFirstFail;
     else if (select == "smallest") phase.select = VarSelect::Smallest;
     else if (select == "largest") phase.select = VarSelect::Largest;
@@ -242,13 +246,27 @@ void Builder::add_phases(const Node& a, std::vector<engine::Phase>& into) {
 // After the annotated phases: the model's own variables smallest domain first, then those the
 // compiler introduced (mostly defined by the others).
 void Builder::add_default_phases() {
-    engine::Phase own{{}, engine::VarSelect::FirstFail, Prefer::Min};
-    engine::Phase introduced{{}, engine::VarSelect::FirstFail, Prefer::Min};
+    engine::Phase own{{}, engine::VarSelect::AfcSizeMax, Prefer::Min};
+    engine::Phase introduced{{}, engine::VarSelect::AfcSizeMax, Prefer::Min};
     for (std::size_t i = 0; i < introduced_.size(); ++i) {
         (introduced_[i] ? introduced : own).vars.push_back(static_cast<engine::VarId>(i));
     }
     program_.phases.push_back(std::move(own));
     program_.phases.push_back(std::move(introduced));
+}
+
+void Builder::note_count(const std::vector<engine::VarId>& vars, const Integer& value, engine::VarId count) {
+    CountedValues& counted = counted_[vars];
+    if (std::find(counted.values.begin(), counted.values.end(), value) != counted.values.end()) return;
+    counted.values.push_back(value);
+    counted.counts.push_back(count);
+}
+
+void Builder::post_cardinality_sums() {
+    for (auto& [vars, counted] : counted_) {
+        if (counted.values.size() < 2) continue;  // one Count says all there is
+        post(std::make_unique<engine::CardinalitySums>(vars, std::move(counted.values), std::move(counted.counts)));
+    }
 }
 
 void Builder::add_objective(const SolveItem& solve) {
@@ -267,6 +285,7 @@ Program Builder::build(bool free_search) {
     add_objective(*ast_.solve);
     program_.compiled = engine::compile(*program_.model);
     for (const ConstraintItem& c : ast_.constraints) post_builtin(*this, c);
+    post_cardinality_sums();
     add_outputs();
     if (!free_search) {
         for (const Node& a : ast_.solve->annotations) add_phases(a, program_.phases);

@@ -60,6 +60,9 @@ class Builder {
     engine::VarId new_var(const Integer& lo, const Integer& hi) { return store().new_var(Domain::range(lo, hi)); }
     void post(std::unique_ptr<engine::Propagator> p) { store().add_propagator(std::move(p)); }
     [[noreturn]] void fail(const Position& at, const std::string& message) const;
+    // A count of a constant value in `vars` (constrint_count_eq): counts of several values in one
+    // array get their implied sums (CardinalitySums) once every constraint is posted.
+    void note_count(const std::vector<engine::VarId>& vars, const Integer& value, engine::VarId count);
 
   private:
     struct Symbol {
@@ -75,6 +78,7 @@ class Builder {
     void add_phases(const Node& annotation, std::vector<engine::Phase>& into);
     void add_default_phases();
     void add_objective(const SolveItem& solve);
+    void post_cardinality_sums();
 
     const Ast& ast_;
     std::string file_;
@@ -83,6 +87,11 @@ class Builder {
     std::map<Integer, engine::VarId> constants_;
     std::vector<bool> introduced_;  // per model variable: declared var_is_introduced
     std::vector<engine::Phase> annotated_phases_;
+    struct CountedValues {
+        std::vector<Integer> values;  // distinct
+        std::vector<engine::VarId> counts;
+    };
+    std::map<std::vector<engine::VarId>, CountedValues> counted_;  // by counted array
 };
 
 // Posts one FlatZinc constraint (builtins.cpp); throws ParseError for an unknown one.

@@ -342,7 +342,11 @@ const std::map<std::string, Poster, std::less<>>& posters() {
         {"constrint_count_eq",
          [](Builder& b, const ConstraintItem& c) {
              expect_args(b, c, 3);
-             b.post(make<engine::Count>(b.vars(c.args[0]), b.var(c.args[1]), b.var(c.args[2])));
+             std::vector<VarId> vars = b.vars(c.args[0]);
+             const Ref value = b.ref(c.args[1]);
+             const VarId count = b.var(c.args[2]);
+             if (!value.var) b.note_count(vars, value.constant, count);
+             b.post(make<engine::Count>(std::move(vars), b.var(c.args[1]), count));
          }},
     };
     return table;
