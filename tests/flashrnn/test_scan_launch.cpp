@@ -45,11 +45,16 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
     // fp32 forward, long rows: shared access, 8 elements (32 bytes) per thread, tile 2048.
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 4, true, false}) ==
           ScanConfig{8, 256, ScanAccess::shared});
-    // backward: 16 bytes per thread; bf16 tiles of about 1024.
+    // backward: 16 bytes per thread; bf16: one warp per row.
     CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 4, true, false}) ==
           ScanConfig{4, 512, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 2, true, false}) ==
-          ScanConfig{8, 128, ScanAccess::shared});
+          ScanConfig{8, 32, ScanAccess::shared});
+    // RG-LRU: 32 bytes per thread where compiled (fp32 8 x 256), bf16 one warp per row.
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 4, true, false}) ==
+          ScanConfig{8, 256, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 2, true, false}) ==
+          ScanConfig{8, 32, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 2, false, false}) ==
           ScanConfig{16, 32, ScanAccess::shared});
     // short rows: one warp.

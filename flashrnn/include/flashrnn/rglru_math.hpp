@@ -20,6 +20,40 @@ template <class T> FLASHRNN_HOST_DEVICE inline T softplus(T x) {
     return (x > T(0) ? x : T(0)) + log1p(exp(-fabs(x)));
 }
 
+// The elementary functions of a step: exact (std) in the float64 reference; in the fp32 kernels the
+// special-function unit's approximations (a few ulp, far inside the tests' fp32 tolerance of 1e-4),
+// which keep a step at five such instructions: the fused kernels are otherwise bound by their math.
+namespace elementary {
+
+FLASHRNN_HOST_DEVICE inline double exp(double x) { return std::exp(x); }
+FLASHRNN_HOST_DEVICE inline double reciprocal(double x) { return 1.0 / x; }
+FLASHRNN_HOST_DEVICE inline double sqrt(double x) { return std::sqrt(x); }
+// 1 - exp(x) for x <= 0, without cancellation near 0.
+FLASHRNN_HOST_DEVICE inline double one_minus_exp(double x, double) { return -std::expm1(x); }
+
+#if defined(__CUDA_ARCH__)
+__device__ inline float exp(float x) { return __expf(x); }
+__device__ inline float reciprocal(float x) { return __fdividef(1.0f, x); }
+__device__ inline float sqrt(float x) { return x > 0.0f ? x * rsqrtf(x) : 0.0f; }
+// `exp_x` = exp(x), already known. Near 0, the Taylor polynomial of degree 6 (relative error below
+// 1e-7 for x > -1/4); below, 1 - exp(x) >= 0.22 loses nothing to cancellation.
+__device__ inline float one_minus_exp(float x, float exp_x) {
+    if (x < -0.25f) return 1.0f - exp_x;
+    const float p =
+        1.0f + x * (1.0f / 2 + x * (1.0f / 6 + x * (1.0f / 24 + x * (1.0f / 120 + x * (1.0f / 720)))));
+    return -x * p;
+}
+#else
+inline float exp(float x) { return std::exp(x); }
+inline float reciprocal(float x) { return 1.0f / x; }
+inline float sqrt(float x) { return std::sqrt(x); }
+inline float one_minus_exp(float x, float) { return -std::expm1(x); }
+#endif
+
+template <class T> FLASHRNN_HOST_DEVICE inline T sigmoid(T x) { return reciprocal(T(1) + exp(-x)); }
+
+} // namespace elementary
+
 // The per-step quantities of the forward: h_t = a h_{t-1} + b.
 template <class T> struct Step {
     T r, i, a, multiplier, b; // multiplier = sqrt(1 - a^2)
@@ -27,15 +61,13 @@ template <class T> struct Step {
 
 template <class T>
 FLASHRNN_HOST_DEVICE inline Step<T> step(T x, T gate_a, T gate_x, T softplus_lambda) {
-    using std::exp;
-    using std::expm1;
-    using std::sqrt;
     Step<T> s;
-    s.r = cells::sigmoid(gate_a);
-    s.i = cells::sigmoid(gate_x);
+    s.r = elementary::sigmoid(gate_a);
+    s.i = elementary::sigmoid(gate_x);
     const T log_a = -T(kGateScale) * s.r * softplus_lambda;
-    s.a = exp(log_a);
-    s.multiplier = sqrt(-expm1(T(2) * log_a)); // 1 - a^2 without cancellation near a = 1
+    s.a = elementary::exp(log_a);
+    // 1 - a^2 = 1 - exp(2 log a), without cancellation near a = 1.
+    s.multiplier = elementary::sqrt(elementary::one_minus_exp(T(2) * log_a, s.a * s.a));
     s.b = s.multiplier * s.i * x;
     return s;
 }
@@ -46,22 +78,31 @@ template <class T> struct StepGradients {
     T d_lambda_over_sigmoid; // dL/dLambda = this * sigmoid(Lambda)
 };
 
+// Each gradient of a step is g times a coefficient that depends only on the forward's values: the
+// kernels compute the coefficients before g is known (while the scan runs) and keep four numbers per
+// step instead of the step's inputs.
+template <class T>
+FLASHRNN_HOST_DEVICE inline StepGradients<T> step_gradient_coefficients(const Step<T>& s, T x, T h_prev,
+                                                                        T softplus_lambda) {
+    // d sqrt(u)/du = 1 / (2 sqrt(u)), clipped; u = 1 - a^2 = multiplier^2.
+    const T half_over_sqrt = T(0.5) * elementary::reciprocal(s.multiplier);
+    const T d_sqrt = half_over_sqrt < T(kMaxSqrtDerivative) ? half_over_sqrt : T(kMaxSqrtDerivative);
+    const T gated_x = s.i * x;
+    // d h_t / d log a = a (h_{t-1} - 2 a i x d_sqrt)
+    const T d_log_a = (h_prev + gated_x * d_sqrt * (-T(2) * s.a)) * s.a;
+    StepGradients<T> c;
+    c.dx = s.multiplier * s.i;
+    c.d_gate_x = s.multiplier * x * cells::sigmoid_derivative_from_output(s.i);
+    c.d_gate_a = d_log_a * (-T(kGateScale) * softplus_lambda) * cells::sigmoid_derivative_from_output(s.r);
+    c.d_lambda_over_sigmoid = d_log_a * (-T(kGateScale) * s.r);
+    return c;
+}
+
 template <class T>
 FLASHRNN_HOST_DEVICE inline StepGradients<T> step_backward(const Step<T>& s, T x, T g, T h_prev,
                                                            T softplus_lambda) {
-    using std::sqrt;
-    // d sqrt(u)/du = 1 / (2 sqrt(u)), clipped; u = 1 - a^2 = multiplier^2.
-    const T half_over_sqrt = T(0.5) / s.multiplier;
-    const T d_sqrt = half_over_sqrt < T(kMaxSqrtDerivative) ? half_over_sqrt : T(kMaxSqrtDerivative);
-    const T gated_x = s.i * x;
-    const T d_a = g * h_prev + g * gated_x * d_sqrt * (-T(2) * s.a);
-    const T d_log_a = d_a * s.a;
-    StepGradients<T> d;
-    d.dx = g * s.multiplier * s.i;
-    d.d_gate_x = g * s.multiplier * x * cells::sigmoid_derivative_from_output(s.i);
-    d.d_gate_a = d_log_a * (-T(kGateScale) * softplus_lambda) * cells::sigmoid_derivative_from_output(s.r);
-    d.d_lambda_over_sigmoid = d_log_a * (-T(kGateScale) * s.r);
-    return d;
+    const StepGradients<T> c = step_gradient_coefficients(s, x, h_prev, softplus_lambda);
+    return {g * c.dx, g * c.d_gate_a, g * c.d_gate_x, g * c.d_lambda_over_sigmoid};
 }
 
 } // namespace flashrnn::rglru

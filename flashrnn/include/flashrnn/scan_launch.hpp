@@ -16,7 +16,9 @@ namespace flashrnn {
 //  direct: element-wise loads and stores of the chunk (any alignment);
 //  shared: each warp reads its span coalesced, element by element, and transposes it through shared
 //          memory (any alignment);
-//  vector: the chunk in aligned 16-byte packets (or one narrower packet); needs aligned rows.
+//  vector: the chunk in aligned 16-byte packets (or one narrower packet): one packet per thread is
+//          its chunk, several are read by the warp 32 packets at a time and transposed through shared
+//          memory; needs aligned rows.
 enum class ScanAccess { direct = 0, shared = 1, vector = 2 };
 
 std::string_view to_string(ScanAccess access);
@@ -44,10 +46,10 @@ struct ScanDomains {
 inline constexpr ScanDomains kLinrecDomains{{4, 8, 16}, {32, 128, 256, 512}, {ScanAccess::direct, ScanAccess::shared, ScanAccess::vector}};
 struct RglruDomains {
     std::array<int, 2> elements_per_thread;
-    std::array<int, 2> threads_per_block;
+    std::array<int, 3> threads_per_block;
     std::array<ScanAccess, 2> accesses;
 };
-inline constexpr RglruDomains kRglruDomains{{4, 8}, {32, 256}, {ScanAccess::shared, ScanAccess::vector}};
+inline constexpr RglruDomains kRglruDomains{{4, 8}, {32, 128, 256}, {ScanAccess::shared, ScanAccess::vector}};
 
 // Number of element streams a kernel moves per element (loaded + stored), and loaded only.
 int tensors_moved(ScanKernel kernel);
@@ -65,8 +67,8 @@ struct ScanProblem {
 // memory limits; vector access only on 16-byte aligned rows and with one 16-byte packet per thread
 // and tensor; a tile not much longer than the sequence (or a single tile, for the tile variant).
 // Preferences, in order (measured on an H100, see scan_launch.cpp): shared access; 32 bytes per
-// thread and tensor forward, 16 backward; a tile near the sequence length, at most 2048 fp32 or 1024
-// 16-bit elements; vector before direct access. Answers are cached per device and problem. Throws
+// thread and tensor (16 for linrec's backward); a tile near the sequence length, at most 2048 fp32 or
+// 256 16-bit elements; vector before direct access. Answers are cached per device and problem. Throws
 // std::invalid_argument for a bad problem and std::runtime_error naming the conflicting constraints
 // when nothing fits.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);

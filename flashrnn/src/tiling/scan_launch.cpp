@@ -44,18 +44,16 @@ Domains domains_of(ScanKernel kernel) {
 // solver away from configurations that would spill.
 Integer register_estimate_base() { return 32; }
 
-// The preferences below come from timing every compiled linrec configuration on an H100 (shape
-// 13200 x L, L = 1024 .. 65536; docs/benchmarks.md): shared access is the fastest or within a few
-// percent everywhere; vector access only pays with one 16-byte packet per thread and tensor (several
-// packets per thread halve the coalescing); forward passes like 32 bytes per thread and tensor,
-// backward passes (three loads, two stores) 16; tiles of 2048 fp32 or 1024 bf16 elements, shorter
-// for short sequences.
+// The preferences below come from timing every compiled configuration on an H100 (shape 13200 x L,
+// L = 1024 .. 65536; docs/benchmarks.md): shared access is the fastest or within a few percent
+// everywhere; linrec's forward and the RG-LRU (math per element to overlap with the loads) like 32
+// bytes per thread and tensor, linrec's backward (three loads, two stores) 16; fp32 tiles of 2048
+// elements, shorter for short sequences; 16-bit rows are fastest with one warp each (tiles of 256 or
+// 512): more rows per SM in flight at the occupancy their registers allow.
 std::int64_t target_tile(std::int64_t length, int bytes_per_element) {
-    return std::clamp<std::int64_t>(length, 128, 512 * bytes_per_element);
+    return std::clamp<std::int64_t>(length, 128, bytes_per_element == 2 ? 256 : 2048);
 }
-int target_bytes_per_thread(ScanKernel kernel) {
-    return kernel == ScanKernel::linrec_forward || kernel == ScanKernel::rglru_forward ? 32 : 16;
-}
+int target_bytes_per_thread(ScanKernel kernel) { return kernel == ScanKernel::linrec_backward ? 16 : 32; }
 
 } // namespace
 
@@ -180,11 +178,13 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     const constrint::Expr registers = register_estimate_base() + elements * (2 * loaded + 4);
     m.add(registers <= limits.max_registers_per_thread, "registers per thread within the per-thread limit");
     m.add(registers * threads <= limits.max_registers_per_block, "registers of the block within the block limit");
-    // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, for shared access,
-    // a padded staging area of 33 E floats per warp.
+    // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, where chunks are
+    // staged (shared access; vector access with several packets per thread), a padded staging area of
+    // 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;
     const constrint::Expr staging = constrint::Expr(132) * elements * warps;
-    m.add(((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block)),
+    m.add((access == 0) | ((access == 2) & (elements * bytes <= 16)) |
+              (16 * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
     m.add((access != 2) | (elements * bytes == 16), "vector access in one 16-byte packet per thread and tensor");

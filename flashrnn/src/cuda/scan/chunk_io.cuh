@@ -1,10 +1,11 @@
 // Loading and storing a thread's chunk: elements [start, start + E) of one row, clipped to the row's
 // length. Three schemes (ScanAccess): direct element-wise access; shared, where each warp reads its
 // span of 32 * E elements coalesced (lane-strided) and transposes it through shared memory; vector, in
-// aligned packets of up to 16 bytes (the rows must be aligned: the host checks, else it uses shared).
-// Loading is split in two: fetch() issues the global loads into registers (so that the next tile's
-// loads are in flight while this tile is scanned) and unpack() turns them into fp32 values in memory
-// order.
+// aligned packets of up to 16 bytes (the rows must be aligned: the host checks, else it uses shared):
+// one packet per thread is the thread's chunk, several are read lane-strided (32 consecutive packets
+// per warp access) and transposed through shared memory like shared access. Loading is split in two:
+// fetch() issues the global loads into registers (so that later tiles' loads are in flight while this
+// tile is scanned) and unpack() turns them into fp32 values in memory order.
 #pragma once
 
 #include <cstdint>
@@ -23,20 +24,59 @@ template <int E> struct WarpStaging {
     static __device__ __forceinline__ int padded(int i) { return i + i / kWarpSize; }
 };
 
-template <ScanAccess A, int E, int kThreads> struct StagingStorage {
-    __device__ __forceinline__ float* warp_words(int) { return nullptr; }
-};
-template <int E, int kThreads> struct StagingStorage<ScanAccess::shared, E, kThreads> {
-    WarpStaging<E> warps[kThreads / kWarpSize];
-    __device__ __forceinline__ float* warp_words(int warp) { return warps[warp].words; }
-};
-
 // Elements per packet in vector access: up to 16 bytes, at most the chunk.
 template <class T, int E> inline constexpr int kPacketElements = (E * sizeof(T) <= 16) ? E : 16 / sizeof(T);
 
+// Whether a chunk goes through the warp's staging area: shared access, and vector access with several
+// packets per thread.
+template <class T, int E, ScanAccess A>
+inline constexpr bool kStaged = A == ScanAccess::shared || (A == ScanAccess::vector && kPacketElements<T, E> < E);
+
+// The warps' staging areas of a block (`used`: kStaged of its chunks), or nothing.
+template <bool used, int E, int kThreads> struct StagingStorage {
+    WarpStaging<E> warps[kThreads / kWarpSize];
+    __device__ __forceinline__ float* warp_words(int warp) { return warps[warp].words; }
+};
+template <int E, int kThreads> struct StagingStorage<false, E, kThreads> {
+    __device__ __forceinline__ float* warp_words(int) { return nullptr; }
+};
+
+// The lane-strided layout of a warp's span in W-element packets (vector access with several packets
+// per thread; shared access is the same with W = 1): item j of a lane is the span's item 32 j + lane. Through the staging area, the items are
+// transposed to or from the chunk layout (E consecutive elements per lane). Every lane of the warp
+// must call these.
+template <int E, int W> struct StridedItems {
+    static constexpr int kItems = E / W;
+    static __device__ __forceinline__ int lane() { return static_cast<int>(threadIdx.x) % kWarpSize; }
+    // Element v of the lane's item j, relative to the span's start.
+    static __device__ __forceinline__ int element(int j, int v) { return (j * kWarpSize + lane()) * W + v; }
+    template <class Value> static __device__ __forceinline__ void to_chunk(Value&& value_at, float (&values)[E], float* staging) {
+#pragma unroll
+        for (int j = 0; j < kItems; ++j)
+#pragma unroll
+            for (int v = 0; v < W; ++v)
+                staging[WarpStaging<E>::padded(element(j, v))] = value_at(j, v);
+        __syncwarp();
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            values[e] = staging[WarpStaging<E>::padded(lane() * E + e)];
+        __syncwarp(); // the staging area is reused by the next tensor
+    }
+    // Writes the chunk into the staging area; then staged(j, v) reads item j's element v.
+    static __device__ __forceinline__ void from_chunk(const float (&values)[E], float* staging) {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            staging[WarpStaging<E>::padded(lane() * E + e)] = values[e];
+        __syncwarp();
+    }
+    static __device__ __forceinline__ float staged(const float* staging, int j, int v) {
+        return staging[WarpStaging<E>::padded(element(j, v))];
+    }
+};
+
 template <class T, int E, ScanAccess A> struct Chunk {
-    // direct, vector: the thread's elements in memory order; shared: the elements lane + 32 j of the
-    // warp's span, j = 0 .. E-1.
+    // direct: the thread's elements in memory order; shared: the elements lane + 32 j of the warp's
+    // span, j = 0 .. E-1.
     T raw[E];
 
     // `row` is the row's first element; `start` the chunk's first element (thread * E into the tile).
@@ -56,21 +96,6 @@ template <class T, int E, ScanAccess A> struct Chunk {
                     raw[j] = i < length ? row[i] : fill;
                 }
             }
-        } else if constexpr (A == ScanAccess::vector) {
-            constexpr int V = kPacketElements<T, E>;
-            if (start + E <= length) {
-#pragma unroll
-                for (int p = 0; p < E / V; ++p) {
-                    const Packet<T, V> packet = *reinterpret_cast<const Packet<T, V>*>(row + start + p * V);
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        raw[p * V + v] = packet.values[v];
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; ++e)
-                    raw[e] = start + e < length ? row[start + e] : fill;
-            }
         } else if (start + E <= length) {
 #pragma unroll
             for (int e = 0; e < E; ++e)
@@ -82,8 +107,8 @@ template <class T, int E, ScanAccess A> struct Chunk {
         }
     }
 
-    // The thread's elements in memory order. `staging` is the warp's shared memory (shared access
-    // only); every lane of the warp must call it.
+    // The thread's elements in memory order. `staging` is the warp's shared memory (kStaged only);
+    // every lane of the warp must call it.
     __device__ __forceinline__ void unpack(float (&values)[E], float* staging) const {
         if constexpr (A == ScanAccess::shared) {
             const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -103,8 +128,54 @@ template <class T, int E, ScanAccess A> struct Chunk {
     }
 };
 
+// Vector access: packets of V elements, kept packed in registers until unpacked.
+template <class T, int E> struct Chunk<T, E, ScanAccess::vector> {
+    static constexpr int V = kPacketElements<T, E>;
+    using Items = StridedItems<E, V>;
+    // One packet: the thread's chunk; several: the packets lane + 32 j of the warp's span.
+    Packet<T, V> packets[E / V];
+
+    __device__ __forceinline__ void fetch(const T* row, std::int64_t start, std::int64_t length, T fill) {
+        if constexpr (V == E) {
+            if (start + E <= length) {
+                packets[0] = *reinterpret_cast<const Packet<T, V>*>(row + start);
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+                    packets[0].values[e] = start + e < length ? row[start + e] : fill;
+            }
+        } else {
+            const std::int64_t span = start - static_cast<std::int64_t>(Items::lane()) * E;
+            if (span + kWarpSize * E <= length) {
+                const auto* source = reinterpret_cast<const Packet<T, V>*>(row + span) + Items::lane();
+#pragma unroll
+                for (int j = 0; j < Items::kItems; ++j)
+                    packets[j] = source[j * kWarpSize];
+            } else {
+#pragma unroll
+                for (int j = 0; j < Items::kItems; ++j)
+#pragma unroll
+                    for (int v = 0; v < V; ++v) {
+                        const std::int64_t i = span + Items::element(j, v);
+                        packets[j].values[v] = i < length ? row[i] : fill;
+                    }
+            }
+        }
+    }
+
+    __device__ __forceinline__ void unpack(float (&values)[E], float* staging) const {
+        if constexpr (V == E) {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                values[e] = to_float(packets[0].values[e]);
+        } else {
+            Items::to_chunk([&](int j, int v) { return to_float(packets[j].values[v]); }, values, staging);
+        }
+    }
+};
+
 // Stores the thread's elements (memory order) to [start, start + E), clipped to the length. Every lane
-// of the warp must call it (shared access).
+// of the warp must call it (kStaged).
 template <class T, int E, ScanAccess A>
 __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int64_t length, const float (&values)[E],
                                             float* staging) {
@@ -129,26 +200,44 @@ __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int
             }
         }
         __syncwarp();
-    } else if constexpr (A == ScanAccess::vector) {
+    } else if constexpr (kStaged<T, E, A>) { // vector access, several packets per thread
         constexpr int V = kPacketElements<T, E>;
-        if (start + E <= length) {
+        using Items = StridedItems<E, V>;
+        Items::from_chunk(values, staging);
+        const std::int64_t span = start - static_cast<std::int64_t>(Items::lane()) * E;
+        if (span + kWarpSize * E <= length) {
+            auto* target = reinterpret_cast<Packet<T, V>*>(row + span) + Items::lane();
 #pragma unroll
-            for (int p = 0; p < E / V; ++p) {
+            for (int j = 0; j < Items::kItems; ++j) {
                 Packet<T, V> packet;
 #pragma unroll
                 for (int v = 0; v < V; ++v)
-                    packet.values[v] = from_float<T>(values[p * V + v]);
-                *reinterpret_cast<Packet<T, V>*>(row + start + p * V) = packet;
+                    packet.values[v] = from_float<T>(Items::staged(staging, j, v));
+                target[j * kWarpSize] = packet;
             }
         } else {
 #pragma unroll
-            for (int e = 0; e < E; ++e)
-                if (start + e < length) row[start + e] = from_float<T>(values[e]);
-        }
-    } else if (start + E <= length) {
+            for (int j = 0; j < Items::kItems; ++j)
 #pragma unroll
-        for (int e = 0; e < E; ++e)
-            row[start + e] = from_float<T>(values[e]);
+                for (int v = 0; v < V; ++v) {
+                    const std::int64_t i = span + Items::element(j, v);
+                    const float value = Items::staged(staging, j, v);
+                    if (i < length) row[i] = from_float<T>(value);
+                }
+        }
+        __syncwarp();
+    } else if (start + E <= length) {
+        if constexpr (A == ScanAccess::vector) {
+            Packet<T, E> packet;
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                packet.values[e] = from_float<T>(values[e]);
+            *reinterpret_cast<Packet<T, E>*>(row + start) = packet;
+        } else {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                row[start + e] = from_float<T>(values[e]);
+        }
     } else {
 #pragma unroll
         for (int e = 0; e < E; ++e)

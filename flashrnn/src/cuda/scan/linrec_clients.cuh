@@ -29,6 +29,7 @@ template <class T> struct LinrecBackwardParams {
 
 // y_l = c_l y_{l-1} + x_l: element l is the map (c_l, x_l); padding past the row is the identity.
 template <class T, int E, ScanAccess A> struct LinrecForward {
+    using Element = T;
     using Map = ScalarAffine;
     using Params = LinrecForwardParams<T>;
     struct Fetched {
@@ -73,6 +74,7 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
 // c and one neighbouring y: from the adjacent lane by a shuffle, or, for the warp's edge lanes, from
 // global memory (fetched with the chunk, so that the load is in flight early).
 template <class T, int E, ScanAccess A> struct LinrecBackward {
+    using Element = T;
     using Map = ScalarAffine;
     using Params = LinrecBackwardParams<T>;
     struct Fetched {

@@ -22,6 +22,7 @@ struct RglruRowParams {
 
 // h_t = a_t h_{t-1} + sqrt(1 - a_t^2) i_t x_t, in time order.
 template <class T, int E, ScanAccess A> struct RglruForward {
+    using Element = T;
     using Map = ScalarAffine;
     struct Params {
         RowPointer<const T> x, gate_a, gate_x;
@@ -78,10 +79,13 @@ template <class T, int E, ScanAccess A> struct RglruForward {
 };
 
 // Backward, against time: g_t = dh_t + a_{t+1} g_{t+1} (g_L = dh_last) is the scan, with element t
-// the map (a_{t+1}, dh_t); the gates are recomputed from the inputs; every per-step gradient follows
-// from g_t and h_{t-1} (rglru::step_backward). a_{t+1} and h_{t-1} cross chunk edges like linrec's
-// neighbours. dLambda: each thread sums its steps, the block reduces, one atomic addition per row.
+// the map (a_{t+1}, dh_t); the gates are recomputed from the inputs; every per-step gradient is g_t
+// times a coefficient of the step and h_{t-1} (rglru::step_gradient_coefficients), computed as the
+// tile is unpacked, so that only four numbers per step wait for the scan. a_{t+1} and h_{t-1} cross
+// chunk edges like linrec's neighbours. dLambda: each thread sums its steps, the block reduces, one
+// atomic addition per row.
 template <class T, int E, ScanAccess A> struct RglruBackward {
+    using Element = T;
     using Map = ScalarAffine;
     struct Params {
         RowPointer<const T> x, gate_a, gate_x, h, dh;
@@ -98,7 +102,8 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         std::int64_t start;
     };
     struct Unpacked {
-        float x[E], r[E], i[E], a[E], multiplier[E], h_before[E];
+        rglru::StepGradients<float> coefficients[E]; // gradient = g_t * coefficient
+        float a_first;                               // a of the chunk's first step (dh0 = a_0 g_0)
     };
     struct Shared {
         float partial[kWarpSize];
@@ -141,31 +146,31 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
     }
 
     __device__ __forceinline__ void unpack(const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
-        float gas[E], gxs[E], hs[E], dhs[E];
-        f.x.unpack(u.x, staging);
+        float xs[E], gas[E], gxs[E], hs[E], dhs[E];
+        f.x.unpack(xs, staging);
         f.gate_a.unpack(gas, staging);
         f.gate_x.unpack(gxs, staging);
         f.h.unpack(hs, staging);
         f.dh.unpack(dhs, staging);
+        const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+        const float h_of_previous_lane = shuffle_up(hs[E - 1], 1);
+        const float h_edge = lane == 0 ? to_float(f.h_edge) : h_of_previous_lane;
+        float as[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            const auto s = rglru::step(u.x[e], gas[e], gxs[e], softplus_lambda);
-            u.r[e] = s.r;
-            u.i[e] = s.i;
-            u.a[e] = s.a;
-            u.multiplier[e] = s.multiplier;
+            const auto s = rglru::step(xs[e], gas[e], gxs[e], softplus_lambda);
+            const float h_before = f.start + e == 0 ? h_initial : (e > 0 ? hs[e - 1] : h_edge);
+            u.coefficients[e] = rglru::step_gradient_coefficients(s, xs[e], h_before, softplus_lambda);
+            as[e] = s.a;
         }
-        const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-        const float a_of_next_lane = shuffle_down(u.a[0], 1);
-        const float h_of_previous_lane = shuffle_up(hs[E - 1], 1);
+        u.a_first = as[0];
+        const float a_of_next_lane = shuffle_down(as[0], 1);
         const float a_edge = lane == kWarpSize - 1 ? decay(to_float(f.gate_a_edge)) : a_of_next_lane;
-        const float h_edge = lane == 0 ? to_float(f.h_edge) : h_of_previous_lane;
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             const std::int64_t t = f.start + e;
             // The last step has no successor: its coefficient multiplies the carry dh_last as is.
-            const float a_after = t + 1 >= p.length ? 1.0f : (e + 1 < E ? u.a[e + 1] : a_edge);
-            u.h_before[e] = t == 0 ? h_initial : (e > 0 ? hs[e - 1] : h_edge);
+            const float a_after = t + 1 >= p.length ? 1.0f : (e + 1 < E ? as[e + 1] : a_edge);
             maps[e] = t < p.length ? Map{a_after, dhs[e]} : Map::identity();
         }
     }
@@ -174,15 +179,13 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         float dxs[E], dgas[E], dgxs[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            const rglru::Step<float> s{u.r[e], u.i[e], u.a[e], u.multiplier[e], 0.0f};
-            const auto d = rglru::step_backward(s, u.x[e], g[e], u.h_before[e], softplus_lambda);
-            dxs[e] = d.dx;
-            dgas[e] = d.d_gate_a;
-            dgxs[e] = d.d_gate_x;
-            const std::int64_t t = f.start + e;
-            if (t < p.length) d_lambda_sum += d.d_lambda_over_sigmoid;
-            if (t == 0 && p.dh0) p.dh0[row] = u.a[e] * g[e];
+            const rglru::StepGradients<float>& c = u.coefficients[e];
+            dxs[e] = g[e] * c.dx;
+            dgas[e] = g[e] * c.d_gate_a;
+            dgxs[e] = g[e] * c.d_gate_x;
+            if (f.start + e < p.length) d_lambda_sum = fmaf(g[e], c.d_lambda_over_sigmoid, d_lambda_sum);
         }
+        if (f.start == 0 && p.dh0) p.dh0[row] = u.a_first * g[0];
         store_chunk<T, E, A>(dx, f.start, p.length, dxs, staging);
         store_chunk<T, E, A>(d_gate_a, f.start, p.length, dgas, staging);
         store_chunk<T, E, A>(d_gate_x, f.start, p.length, dgxs, staging);

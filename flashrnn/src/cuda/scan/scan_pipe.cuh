@@ -5,6 +5,7 @@
 // keeps memory requests in flight while it computes. A single-tile row is the paper's "tile" kernel.
 //
 // A client describes one kernel (linrec forward, backward, RG-LRU...):
+//   Element                         the storage type of the tensors (float, __nv_bfloat16, __half)
 //   Params                          kernel arguments (sequences, length, tensors)
 //   Map                             the scan's element type (ScalarAffine)
 //   Fetched, Unpacked, Shared       raw loaded registers, per-tile values kept for consume, shared memory
@@ -27,8 +28,9 @@ template <class Client, int E, int kThreads, ScanAccess A>
 __global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Client::Params params) {
     using Map = typename Client::Map;
     using State = typename Map::State;
+    using T = typename Client::Element;
     __shared__ BlockScanStorage<Map, kThreads> scan_storage;
-    __shared__ StagingStorage<A, E, kThreads> staging_storage;
+    __shared__ StagingStorage<kStaged<T, E, A>, E, kThreads> staging_storage;
     __shared__ typename Client::Shared client_shared;
 
     constexpr std::int64_t kTile = static_cast<std::int64_t>(kThreads) * E;
