@@ -51,11 +51,12 @@ Integer Domain::size() const {
 }
 
 bool Domain::contains(const Integer& v) const {
-    if (intervals_.empty() || v < min() || v > max()) return false;
+    if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
     if (modulus_ != 1 && floor_mod(v - residue_, modulus_) != 0) return false;
+    if (intervals_.size() == 1) return true;
     auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
-                               [](const Integer& x, const Interval& iv) { return x < iv.lo; });
-    return it != intervals_.begin() && std::prev(it)->hi >= v;
+                               [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
+    return it != intervals_.begin() && compare(std::prev(it)->hi, v) >= 0;
 }
 
 void Domain::normalize() {
@@ -81,27 +82,27 @@ void Domain::normalize() {
 }
 
 bool Domain::restrict_min(const Integer& lo) {
-    if (intervals_.empty() || lo <= min()) return false;
-    if (lo > max()) {
+    if (intervals_.empty() || compare(lo, min()) <= 0) return false;
+    if (compare(lo, max()) > 0) {
         *this = Domain();
         return true;
     }
-    auto first = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= lo; });
+    auto first = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return compare(iv.hi, lo) >= 0; });
     intervals_.erase(intervals_.begin(), first);
-    if (intervals_.front().lo < lo) intervals_.front().lo = round_up(lo, modulus_, residue_);
+    if (compare(intervals_.front().lo, lo) < 0) intervals_.front().lo = round_up(lo, modulus_, residue_);
     if (fixed()) modulus_ = 1, residue_ = 0;
     return true;
 }
 
 bool Domain::restrict_max(const Integer& hi) {
-    if (intervals_.empty() || hi >= max()) return false;
-    if (hi < min()) {
+    if (intervals_.empty() || compare(hi, max()) >= 0) return false;
+    if (compare(hi, min()) < 0) {
         *this = Domain();
         return true;
     }
-    auto last = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= hi; });
+    auto last = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return compare(iv.lo, hi) <= 0; });
     intervals_.erase(last.base(), intervals_.end());
-    if (intervals_.back().hi > hi) intervals_.back().hi = round_down(hi, modulus_, residue_);
+    if (compare(intervals_.back().hi, hi) > 0) intervals_.back().hi = round_down(hi, modulus_, residue_);
     if (fixed()) modulus_ = 1, residue_ = 0;
     return true;
 }
@@ -109,7 +110,7 @@ bool Domain::restrict_max(const Integer& hi) {
 bool Domain::remove(const Integer& v) {
     if (!contains(v)) return false;
     auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
-                               [](const Integer& x, const Interval& iv) { return x < iv.lo; });
+                               [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
     --it;
     if (it->lo == v && it->hi == v) {
         intervals_.erase(it);

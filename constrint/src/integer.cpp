@@ -8,6 +8,8 @@
 
 namespace constrint {
 
+int compare_any(const Integer& a, const Integer& b) { return a.compare(b); }
+
 Integer floor_div(const Integer& a, const Integer& b) {
     Integer q = a / b;  // truncates towards zero
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;

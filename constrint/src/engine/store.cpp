@@ -54,8 +54,8 @@ void Store::changed(VarId x, Event event) {
 
 bool Store::set_min(VarId x, const Integer& lo) {
     Domain& d = vars_[x].dom;
-    if (lo <= d.min()) return true;
-    if (lo > d.max()) return false;
+    if (compare(lo, d.min()) <= 0) return true;
+    if (compare(lo, d.max()) > 0) return false;
     save(x);
     d.restrict_min(lo);
     changed(x, d.fixed() ? Event::Fixed : Event::Bounds);
@@ -64,8 +64,8 @@ bool Store::set_min(VarId x, const Integer& lo) {
 
 bool Store::set_max(VarId x, const Integer& hi) {
     Domain& d = vars_[x].dom;
-    if (hi >= d.max()) return true;
-    if (hi < d.min()) return false;
+    if (compare(hi, d.max()) >= 0) return true;
+    if (compare(hi, d.min()) < 0) return false;
     save(x);
     d.restrict_max(hi);
     changed(x, d.fixed() ? Event::Fixed : Event::Bounds);

@@ -6,6 +6,7 @@
 #include "engine/propagator.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,6 +54,18 @@ class Store {
     void push_level();
     void pop_level();
     std::size_t depth() const { return levels_.size(); }
+
+    // A point of the search: on_branch(stamp) holds while the search is at that node or below it, so
+    // that what was done there still holds. Propagators use it to skip work an ancestor already did
+    // (the store restores domains on backtracking, not a propagator's own memory).
+    struct Stamp {
+        std::size_t depth = SIZE_MAX;  // default: never on the branch
+        std::uint64_t epoch = 0;
+    };
+    Stamp stamp() const { return {levels_.size(), epoch_}; }
+    bool on_branch(const Stamp& t) const {
+        return t.depth <= levels_.size() && (t.depth == levels_.size() ? epoch_ : levels_[t.depth].epoch) == t.epoch;
+    }
 
     // The positive and negative divisors of n != 0 as a domain, or nullptr when there are too many
     // or n cannot be factored quickly. Cached.

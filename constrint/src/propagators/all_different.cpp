@@ -6,13 +6,16 @@ namespace constrint::engine {
 
 PropStatus AllDifferent::propagate(Store& s) {
     // Removing a value can fix another variable: repeat until no new variable is fixed.
-    std::vector<bool>& done = done_;
-    done.assign(vars_.size(), false);
+    removed_at_.resize(vars_.size());
+    const Store::Stamp now = s.stamp();
+    std::vector<bool> done(vars_.size());
+    for (std::size_t i = 0; i < vars_.size(); ++i) done[i] = s.on_branch(removed_at_[i]);
     for (bool progress = true; progress;) {
         progress = false;
         for (std::size_t i = 0; i < vars_.size(); ++i) {
             if (done[i] || !s.fixed(vars_[i])) continue;
             done[i] = true;
+            removed_at_[i] = now;
             progress = true;
             const Integer value = s.value(vars_[i]);
             for (std::size_t j = 0; j < vars_.size(); ++j) {

@@ -18,7 +18,9 @@ class AllDifferent final : public Propagator {
 
   private:
     std::vector<VarId> vars_;
-    std::vector<bool> done_;  // per run: the variables whose value was removed from the others (kept to avoid an allocation per run)
+    // Per variable: where its value was removed from the others (while that node is on the branch,
+    // the removal holds and is not repeated: each run handles only the newly fixed variables).
+    std::vector<Store::Stamp> removed_at_;
 };
 
 }  // namespace constrint::engine

@@ -1,5 +1,7 @@
 #include "propagators/linear.hpp"
 
+#include <algorithm>
+
 namespace constrint::engine {
 
 namespace {
@@ -70,6 +72,10 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
     }
     if (small_.size() == terms_.size() && fits(constant_)) small_constant_ = static_cast<long long>(constant_);
     else small_.clear();
+    std::vector<VarId> vars;
+    for (const LinearTerm& t : terms_) vars.push_back(t.var);
+    std::sort(vars.begin(), vars.end());
+    distinct_vars_ = std::adjacent_find(vars.begin(), vars.end()) == vars.end();
 }
 
 std::optional<PropStatus> Linear::propagate_small(Store& s) {

@@ -17,14 +17,16 @@ struct LinearTerm {
 enum class LinearRelation : std::uint8_t { Eq, Le, Ne };
 
 // Bounds-consistent for Eq and Le (Le reaches its fixpoint in one pass, Eq repeats until nothing
-// changes); Ne removes the one value left to the last unfixed variable.
+// changes); Ne removes the one value left to the last unfixed variable. Idempotent when no variable
+// occurs in two terms (the FlatZinc builder merges them): a run ends at its own fixpoint, so the
+// store need not wake it again for the bounds it moved itself.
 class Linear final : public Propagator {
   public:
     Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant);
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
-    bool idempotent() const override { return relation_ != LinearRelation::Eq; }
+    bool idempotent() const override { return distinct_vars_; }
     const char* name() const override { return "linear"; }
 
   private:
@@ -37,6 +39,7 @@ class Linear final : public Propagator {
     std::vector<LinearTerm> terms_;
     LinearRelation relation_;
     Integer constant_;
+    bool distinct_vars_ = true;  // no variable in two terms (a term's narrowing would leave the other stale)
     // The gcd of the coefficients: an equality whose constant it does not divide has no solution
     // (checked first: bounds reasoning alone would creep towards that failure one unit at a time).
     Integer divisor_ = 0;
