@@ -67,7 +67,7 @@ traits_probe(const float* in, float* out) {
     out[blockIdx.x * FusedTraits::threads_per_block + threadIdx.x] = sum;
 }
 )",
-                                   "traits_probe"};
+                                   "traits_probe", {}};
 
 // A kernel that needs more than 32 registers: compiled with --maxrregcount=32 it spills.
 inline const KernelSource kSpiller{"spiller.cu", R"(
@@ -83,7 +83,7 @@ template <int N> __global__ void spiller(const float* in, float* out) {
     out[threadIdx.x] = sum;
 }
 )",
-                                "spiller<64>"};
+                                "spiller<64>", {}};
 
 inline CompileOptions in_folder(const std::filesystem::path& dir) {
     CompileOptions options;

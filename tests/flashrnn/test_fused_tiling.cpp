@@ -244,6 +244,10 @@ TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and
     SUBCASE("a spill: less of R in registers next time, the rest in shared memory") {
         const FusedTilingRequest tightened = with_feedback(request, {first, 255, 96});
         CHECK(tightened.feedback.size() == 1);
+        // It needed at least the 255 registers it used: the overhead beyond R, the accumulators and
+        // one operand fragment is recalibrated to that.
+        CHECK(tightened.overhead_registers_per_thread ==
+              255 - (first.registers_per_thread - request.overhead_registers_per_thread));
         const FusedKernelTraits next = choose_fused_tiling(h100, tightened).traits;
         CHECK(next.key() != first.key());
         CHECK(next.r_registers_per_thread < first.r_registers_per_thread);

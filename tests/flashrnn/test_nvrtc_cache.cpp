@@ -247,13 +247,11 @@ TEST_CASE("kernel cache: FLASHRNN_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache"
     saved_xdg ? ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
 }
 
-TEST_CASE("nvrtc: the traits of every configuration the solver picks, for every preset, compile") {
-    // The fused kernels themselves are the next step; until they exist this compiles the traits
-    // probe (the traits' invariants as static_asserts, R fragments as registers) for each choice.
+TEST_CASE("nvrtc: the fused kernels compile for every configuration the solver picks, for every preset") {
     TemporaryFolder folder;
     CompileOptions options = in_folder(folder.path);
     options.use_cache = false;
-    int compiled = 0;
+    int compiled = 0, infeasible = 0;
     const auto start = std::chrono::steady_clock::now();
     for (std::string_view name : preset_names()) {
         const DeviceLimits limits = preset(name);
@@ -268,16 +266,24 @@ TEST_CASE("nvrtc: the traits of every configuration the solver picks, for every 
                         request.heads = heads;
                         request.head_dim = head_dim;
                         request.batch = batch;
+                        // Without a split of the accumulated dimension some large heads do not fit
+                        // (e.g. fp32 backward at DH 768 on the A40); the H100 runs every one here.
+                        if (!fused_tiling_exists(limits, request)) {
+                            CHECK(name != "h100");
+                            ++infeasible;
+                            continue;
+                        }
                         const FusedKernelTraits traits = choose_fused_tiling(limits, request).traits;
                         CAPTURE(traits.key());
-                        const CompiledKernel kernel = compile_fused_kernel(
-                            kTraitsProbe, traits, architecture_of(limits.compute_capability()), options);
+                        const CompiledKernel kernel =
+                            compile_fused_kernel(fused_kernel_source(pass), traits,
+                                                 architecture_of(limits.compute_capability()), options);
                         if (kernel.registers.source != RegisterSource::none)
                             CHECK(kernel.registers.registers_per_thread > 0);
                         ++compiled;
                     }
     }
-    MESSAGE(compiled << " configurations compiled with NVRTC in "
+    MESSAGE(compiled << " configurations compiled with NVRTC (" << infeasible << " sizes without one) in "
                      << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
 }
 

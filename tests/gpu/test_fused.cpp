@@ -63,7 +63,7 @@ std::int64_t largest_head_dim(Cell cell, DType dtype, std::int64_t batch) {
                                                          double(limits.shared_memory_per_block_optin));
     int confirmations_left = 4;
     for (int dh = int(std::sqrt(chip_bytes / (g_rec * bytes_of(dtype)))) / 16 * 16;
-         dh >= 16 && confirmations_left > 0; dh -= 16) {
+         dh >= 16 && confirmations_left > 0; dh -= std::max(16, dh / 8 / 16 * 16)) {
         bool fits = true;
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
             FusedTilingRequest request;
@@ -83,7 +83,7 @@ std::int64_t largest_head_dim(Cell cell, DType dtype, std::int64_t batch) {
             fused::traits(cell, shape, dtype, FusedPass::backward);
             return dh;
         } catch (const FusedTilingError& e) {
-            MESSAGE("DH " << dh << " fits the model but not the compiled kernel: " << e.what());
+            MESSAGE("DH " << dh << " fits the model but not the compiled kernel: " << std::string(e.what()));
         }
     }
     return 0;

@@ -7,6 +7,7 @@
 #include "flashrnn/cuda_stream.hpp"
 #include "flashrnn/device_limits.hpp"
 #include "flashrnn/dtype.hpp"
+#include "flashrnn/fused.hpp"
 #include "flashrnn/layout.hpp"
 #include "flashrnn/pointwise_launch.hpp"
 #include "flashrnn/problem_shape.hpp"

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace flashrnn {
@@ -23,6 +24,9 @@ struct KernelSource {
     std::string name;   // file name for the compiler's messages, e.g. "fused_forward.cu"
     std::string text;   // CUDA C++; sees the traits as the macros FLASHRNN_FUSED_* and struct FusedTraits
     std::string entry;  // the kernel: a name expression ("fused_forward", "fused_forward<FusedTraits>")
+    // Headers the text includes, as (include name, contents): given to NVRTC in memory, so that a
+    // kernel compiles without the library's source tree; part of the cache key.
+    std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // Where a register report comes from. With a GPU driver present NVRTC may take the cubin from the
@@ -61,6 +65,10 @@ struct CompileOptions {
     bool use_cache = true;
     std::optional<std::filesystem::path> cache_dir;  // default: default_kernel_cache_dir()
 };
+
+// The library's fused forward or backward kernel (entry "fused_forward" / "fused_backward"), with
+// the headers it includes, as embedded in the library at build time.
+KernelSource fused_kernel_source(FusedPass pass);
 
 // $FLASHRNN_CACHE_DIR, else $XDG_CACHE_HOME/flashrnn, else $HOME/.cache/flashrnn.
 std::filesystem::path default_kernel_cache_dir();

@@ -18,6 +18,7 @@ std::optional<RegisterReport> parse_ptxas_report(std::string_view, std::string_v
 }
 std::filesystem::path default_kernel_cache_dir() { unavailable("the kernel cache"); }
 std::string nvrtc_version() { unavailable("nvrtc_version"); }
+KernelSource fused_kernel_source(FusedPass) { unavailable("fused_kernel_source"); }
 CompiledKernel compile_fused_kernel(const KernelSource&, const FusedKernelTraits&, std::string_view,
                                     const CompileOptions&) {
     unavailable("compile_fused_kernel");

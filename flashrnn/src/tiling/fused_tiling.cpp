@@ -165,6 +165,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(p.rows_per_unit) + " rows per unit)");
 
     // The accumulated dimension: k tiles split evenly over blocks (partial sums meet in memory).
+    // The kernels keep it in one block for now (a split needs a second barrier per step).
+    m.add(v.k_blocks == 1, "the kernels keep the " + str(p.k_length) + " " + k_name +
+                               " of the accumulated dimension in one block (no k split)");
     m.add(v.k_blocks * v.k_tiles_per_block == Expr(p.k_tiles),
           "the k blocks split the " + str(p.k_tiles) + " k tiles (" + str(p.k_length) + " " + k_name + " / " +
               str(p.mma.k) + ") evenly");
@@ -373,18 +376,16 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 }
 
 FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report) {
-    // Without spills the report is exact: it calibrates the estimate of what the kernel needs
-    // besides R, its accumulators and one operand fragment. With spills it only bounds the need from
-    // below; the model then keeps fewer R registers than the spilling configuration (a constraint).
-    if (report.spill_bytes <= 0) {
-        const FusedKernelTraits& t = report.traits;
-        const int lane_bytes = 32 * kRegisterBytes;
-        const int modelled = t.r_registers_per_thread +
-                             t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
-                             t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
-        request.overhead_registers_per_thread =
-            std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
-    }
+    // The registers the kernel needs besides R, its accumulators and one operand fragment are
+    // recalibrated to the report: exact without spills, a lower bound with them (the caller may
+    // count the spilled registers in, see fused_backend.cpp). A spilling configuration is also
+    // excluded with every one holding as many R registers (a constraint of the model).
+    const FusedKernelTraits& t = report.traits;
+    const int lane_bytes = 32 * kRegisterBytes;
+    const int modelled = t.r_registers_per_thread + t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
+                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
+    request.overhead_registers_per_thread =
+        std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
     request.feedback.push_back(report);
     return request;
 }

@@ -13,8 +13,10 @@
 //   bias rows  (4): r, z, n, hn -- b_r = b_ir + b_hr, b_z = b_iz + b_hz, b_n = b_in, b_hn = b_hn
 #pragma once
 
+#if !defined(__CUDACC_RTC__) // names are host-side metadata; NVRTC has no standard library
 #include <array>
 #include <string_view>
+#endif
 
 #include "flashrnn/cells/activations.hpp"
 #include "flashrnn/host_device.hpp"
@@ -22,15 +24,19 @@
 namespace flashrnn::cells {
 
 struct Gru {
+#if !defined(__CUDACC_RTC__)
     static constexpr std::string_view name = "gru";
+#endif
     enum State : int { h = 0 };
     enum Gate : int { r = 0, z = 1, n = 2, hn = 3 };
     static constexpr int num_states = 1;
     static constexpr int num_gates = 4;
     static constexpr int num_input_gates = 3;
     static constexpr int num_recurrent_gates = 3;
+#if !defined(__CUDACC_RTC__)
     static constexpr std::array<std::string_view, num_states> state_names{"h"};
     static constexpr std::array<std::string_view, num_gates> gate_names{"r", "z", "n", "hn"};
+#endif
 
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; } // r, z, n
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) {       // r, z, hn
@@ -38,7 +44,7 @@ struct Gru {
     }
 
     template <class T> FLASHRNN_HOST_DEVICE static void forward(const T* gates, const T* s_prev, T* s_new) {
-        using std::tanh;
+        using math::tanh;
         const T r_gate = sigmoid(gates[r]);
         const T z_gate = sigmoid(gates[z]);
         const T candidate = tanh(gates[n] + r_gate * gates[hn]);
@@ -48,7 +54,7 @@ struct Gru {
     template <class T>
     FLASHRNN_HOST_DEVICE static void backward(const T* gates, const T* s_prev, const T* /*s_new*/,
                                               const T* ds_new, T* d_gates, T* ds_prev) {
-        using std::tanh;
+        using math::tanh;
         const T r_gate = sigmoid(gates[r]);
         const T z_gate = sigmoid(gates[z]);
         const T candidate = tanh(gates[n] + r_gate * gates[hn]);

@@ -7,8 +7,10 @@
 // weight_ih / weight_hh / bias_ih + bias_hh map onto Wx, R and b without reordering.
 #pragma once
 
+#if !defined(__CUDACC_RTC__) // names are host-side metadata; NVRTC has no standard library
 #include <array>
 #include <string_view>
+#endif
 
 #include "flashrnn/cells/activations.hpp"
 #include "flashrnn/host_device.hpp"
@@ -16,22 +18,26 @@
 namespace flashrnn::cells {
 
 struct Lstm {
+#if !defined(__CUDACC_RTC__)
     static constexpr std::string_view name = "lstm";
+#endif
     enum State : int { h = 0, c = 1 };
     enum Gate : int { i = 0, f = 1, z = 2, o = 3 };
     static constexpr int num_states = 2;
     static constexpr int num_gates = 4;
     static constexpr int num_input_gates = 4;
     static constexpr int num_recurrent_gates = 4;
+#if !defined(__CUDACC_RTC__)
     static constexpr std::array<std::string_view, num_states> state_names{"h", "c"};
     static constexpr std::array<std::string_view, num_gates> gate_names{"i", "f", "z", "o"};
+#endif
 
     // Every gate has an input row and a recurrent block, in gate order.
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; }
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { return block; }
 
     template <class T> FLASHRNN_HOST_DEVICE static void forward(const T* gates, const T* s_prev, T* s_new) {
-        using std::tanh;
+        using math::tanh;
         const T c_new = sigmoid(gates[f]) * s_prev[c] + sigmoid(gates[i]) * tanh(gates[z]);
         s_new[c] = c_new;
         s_new[h] = sigmoid(gates[o]) * tanh(c_new);
@@ -43,7 +49,7 @@ struct Lstm {
     template <class T>
     FLASHRNN_HOST_DEVICE static void backward(const T* gates, const T* s_prev, const T* s_new,
                                               const T* ds_new, T* d_gates, T* ds_prev) {
-        using std::tanh;
+        using math::tanh;
         const T i_gate = sigmoid(gates[i]);
         const T f_gate = sigmoid(gates[f]);
         const T z_value = tanh(gates[z]);

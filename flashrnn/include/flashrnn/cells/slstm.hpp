@@ -23,8 +23,10 @@
 //    c~_0 = c_0 e^{m_0}) is reported as zero.
 #pragma once
 
+#if !defined(__CUDACC_RTC__) // names are host-side metadata; NVRTC has no standard library
 #include <array>
 #include <string_view>
+#endif
 
 #include "flashrnn/cells/activations.hpp"
 #include "flashrnn/host_device.hpp"
@@ -32,15 +34,19 @@
 namespace flashrnn::cells {
 
 struct Slstm {
+#if !defined(__CUDACC_RTC__)
     static constexpr std::string_view name = "slstm";
+#endif
     enum State : int { h = 0, c = 1, n = 2, m = 3 };
     enum Gate : int { i = 0, f = 1, z = 2, o = 3 };
     static constexpr int num_states = 4;
     static constexpr int num_gates = 4;
     static constexpr int num_input_gates = 4;
     static constexpr int num_recurrent_gates = 4;
+#if !defined(__CUDACC_RTC__)
     static constexpr std::array<std::string_view, num_states> state_names{"h", "c", "n", "m"};
     static constexpr std::array<std::string_view, num_gates> gate_names{"i", "f", "z", "o"};
+#endif
 
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; }
     FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { return block; }
@@ -62,8 +68,8 @@ struct Slstm {
     template <class T>
     FLASHRNN_HOST_DEVICE static void forward_given_stabilizer(const T* gates, const T* s_prev, T m_new,
                                                               T* s_new) {
-        using std::exp;
-        using std::tanh;
+        using math::exp;
+        using math::tanh;
         const T input_gate = exp(gates[i] - m_new);
         const T forget_exponent = log_sigmoid(gates[f]) + s_prev[m] - m_new;
         const T forget_gate = forget_is_capped(s_prev, forget_exponent) ? T(1) : exp(forget_exponent);
@@ -82,8 +88,8 @@ struct Slstm {
     template <class T>
     FLASHRNN_HOST_DEVICE static void backward(const T* gates, const T* s_prev, const T* s_new,
                                               const T* ds_new, T* d_gates, T* ds_prev) {
-        using std::exp;
-        using std::tanh;
+        using math::exp;
+        using math::tanh;
         const T m_new = s_new[m];
         const T input_gate = exp(gates[i] - m_new);
         const T forget_exponent = log_sigmoid(gates[f]) + s_prev[m] - m_new;

@@ -10,10 +10,11 @@
 #include <tuple>
 
 #include "cuda/alternating/auxiliary_kernels.hpp"
-#include "cuda/alternating/gate_slots.hpp"
+#include "cuda/alternating/parameter_gradients.hpp"
 #include "cuda/alternating/recurrent_products.hpp"
 #include "cuda/alternating/step_launch.hpp"
 #include "cuda/alternating/workspace.hpp"
+#include "cuda/common/argument_checks.hpp"
 #include "cuda/common/cublas_handle.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
@@ -23,6 +24,10 @@
 
 namespace flashrnn::alternating {
 namespace {
+
+using cuda::check_workspace;
+using cuda::require;
+using cuda::require_16_byte_alignment;
 
 std::int64_t units_per_step(const ProblemShape& p) { return p.batch * p.heads * p.head_dim; }
 
@@ -38,23 +43,12 @@ ForwardWorkspace plan_forward(WorkspacePlan& plan, const CellInfo& info, const P
     return w;
 }
 
-BiasGradientShape bias_gradient_shape(Cell cell, const ProblemShape& p) {
-    BiasGradientShape shape{p.time_steps * p.batch, p.heads, cell_info(cell).num_gates, p.head_dim, {}};
-    visit_cell(cell, [&]<class C>(C) {
-        static_assert(C::num_gates <= 8, "BiasGradientShape holds at most 8 gates");
-        for (int slot = 0; slot < C::num_gates; ++slot)
-            shape.gate_of_slot[slot] = gate_of_slot<C>(slot);
-    });
-    return shape;
-}
-
 struct BackwardWorkspace {
     void* weights_head_major;
     void* d_gates;      // [T, B, NH, G, DH] in dtype, slot order
     float* carry;       // [S, B, NH, DH]
     float* through_r;   // [B, NH, DH]
-    float* d_weights;   // [NH, G_rec, DH, DH]
-    float* bias_sums;   // partial column sums
+    ParameterGradientWorkspace parameters;
 };
 
 BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemShape& p, DType dtype) {
@@ -64,34 +58,13 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
     w.d_gates = plan.take(p.time_steps * units_per_step(p) * info.num_gates, bytes_of(dtype));
     w.carry = plan.take<float>(info.num_states * units_per_step(p));
     w.through_r = plan.take<float>(units_per_step(p));
-    w.d_weights = plan.take<float>(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim);
-    w.bias_sums = plan.take<float>(bias_gradient_partial_sums(bias_gradient_shape(cell, p)));
+    w.parameters = plan_parameter_gradients(plan, cell, p);
     return w;
 }
 
 std::string context_of(const char* pass, Cell cell, DType dtype) {
     return std::string("flashrnn::alternating::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
            std::string(to_string(dtype)) + ")";
-}
-
-void require(const void* pointer, const std::string& context, const char* name) {
-    if (!pointer) throw ShapeError(context + ": " + name + " is null");
-}
-
-// The workspace holds fp32 buffers read in packets of up to 16 bytes: it must be large enough and
-// 16-byte aligned.
-void check_workspace(const std::string& context, void* workspace, std::size_t given, std::size_t needed) {
-    if (given < needed || (needed > 0 && !workspace))
-        throw ShapeError(context + ": the workspace holds " + std::to_string(workspace ? given : 0) +
-                         " bytes, it needs " + std::to_string(needed));
-    if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
-        throw ShapeError(context + ": workspace must be 16-byte aligned (cudaMalloc gives 256)");
-}
-
-// The gate cache is fp32, read in packets of up to 16 bytes.
-void require_16_byte_alignment(const void* pointer, const std::string& context, const char* name) {
-    if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
-        throw ShapeError(context + ": " + name + " must be 16-byte aligned (cudaMalloc gives 256)");
 }
 
 // The widest access (a power of two up to 16 bytes) at which every address is aligned.
@@ -275,11 +248,8 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
                                     args.d_initial_states},
                                    stream);
 
-    // dR over all steps at once: rows (t, b) of d_gates against states[0, t] for t < T.
-    weight_gradient_products(handle, dtype, products, p.time_steps * p.batch, w.d_gates, args.states, w.d_weights);
-    weights_gradient_to_api_layout(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, w.d_weights,
-                                   args.d_recurrent_weights, stream);
-    bias_gradient(dtype, bias_gradient_shape(cell, p), w.d_gates, w.bias_sums, args.d_bias, stream);
+    parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights, args.d_bias,
+                        stream);
 }
 
 } // namespace flashrnn::alternating

@@ -10,6 +10,7 @@
 #include "cuda/alternating/gate_slots.hpp"
 #include "cuda/alternating/step_kernels_params.hpp"
 #include "cuda/common/elements.cuh"
+#include "flashrnn/cells/registry.hpp"
 #include "flashrnn/layout.hpp"
 
 namespace flashrnn::alternating {

@@ -91,7 +91,10 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     const std::string text = traits.to_source() + "#line 1 \"" + source.name + "\"\n" + source.text;
     const std::vector<std::string> option_list = nvrtc_options(architecture, options);
     std::string key = "nvrtc " + nvrtc_version() + "|" + std::string(architecture) + "|entry " + source.entry +
-                      "|source " + hex(fused::fnv1a(text)) + "." + std::to_string(text.size()) + "|options";
+                      "|source " + hex(fused::fnv1a(text)) + "." + std::to_string(text.size()) + "|headers";
+    for (const auto& [include_name, contents] : source.headers)
+        key += " " + include_name + ":" + hex(fused::fnv1a(contents)) + "." + std::to_string(contents.size());
+    key += "|options";
     for (const std::string& option : option_list) key += " " + option;
     key += "|traits " + traits.key();
 
@@ -101,7 +104,13 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     }
 
     Program program(new nvrtcProgram{});
-    check(nvrtcCreateProgram(program.get(), text.c_str(), source.name.c_str(), 0, nullptr, nullptr),
+    std::vector<const char*> header_texts, header_names;
+    for (const auto& [include_name, contents] : source.headers) {
+        header_names.push_back(include_name.c_str());
+        header_texts.push_back(contents.c_str());
+    }
+    check(nvrtcCreateProgram(program.get(), text.c_str(), source.name.c_str(), static_cast<int>(header_texts.size()),
+                             header_texts.data(), header_names.data()),
           "nvrtcCreateProgram");
     check(nvrtcAddNameExpression(*program, source.entry.c_str()), "nvrtcAddNameExpression");
     std::vector<const char*> raw_options;

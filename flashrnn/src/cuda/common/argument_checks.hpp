@@ -1,0 +1,32 @@
+// The checks at the GPU backends' API boundary: every failure names the call and the argument.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "flashrnn/tensor_shapes.hpp"
+
+namespace flashrnn::cuda {
+
+inline void require(const void* pointer, const std::string& context, const char* name) {
+    if (!pointer) throw ShapeError(context + ": " + name + " is null");
+}
+
+// The workspace holds fp32 buffers read in packets of up to 16 bytes: it must be large enough and
+// 16-byte aligned.
+inline void check_workspace(const std::string& context, void* workspace, std::size_t given, std::size_t needed) {
+    if (given < needed || (needed > 0 && !workspace))
+        throw ShapeError(context + ": the workspace holds " + std::to_string(workspace ? given : 0) +
+                         " bytes, it needs " + std::to_string(needed));
+    if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
+        throw ShapeError(context + ": workspace must be 16-byte aligned (cudaMalloc gives 256)");
+}
+
+// The gate cache is fp32, read in packets of up to 16 bytes.
+inline void require_16_byte_alignment(const void* pointer, const std::string& context, const char* name) {
+    if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
+        throw ShapeError(context + ": " + name + " must be 16-byte aligned (cudaMalloc gives 256)");
+}
+
+} // namespace flashrnn::cuda

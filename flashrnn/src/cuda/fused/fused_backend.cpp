@@ -1,0 +1,257 @@
+// The fused backend's host side: the tiling solved by ConstrINT, the kernel compiled for it with
+// NVRTC and loaded (with the compiler's feedback when a configuration spills or cannot launch),
+// argument checks, the workspace and the launches.
+#include "flashrnn/fused.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "cuda/alternating/parameter_gradients.hpp"
+#include "cuda/alternating/workspace.hpp"
+#include "cuda/common/argument_checks.hpp"
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/device.hpp"
+#include "cuda/fused/kernels/fused_params.hpp"
+#include "flashrnn/fused_compiler.hpp"
+
+namespace flashrnn::fused {
+namespace {
+
+using alternating::WorkspacePlan;
+
+// One compiled kernel, loaded into the current context for the process's lifetime.
+struct LoadedKernel {
+    FusedKernelTraits traits;
+    cudaKernel_t kernel = nullptr;
+    long long shared_bytes = 0;
+
+    int groups_per_launch() const { return traits.heads_per_launch * traits.batch_blocks; }
+    int blocks_per_launch() const { return groups_per_launch() * traits.row_blocks * traits.k_blocks; }
+};
+
+// Why a loaded kernel cannot run as configured (empty when it can).
+std::string launch_problem(const LoadedKernel& k, const DeviceLimits& limits) {
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
+    const FusedKernelTraits& t = k.traits;
+    if (attributes.localSizeBytes > 0)
+        return std::to_string(attributes.localSizeBytes) + " bytes of local memory per thread (spills) with " +
+               std::to_string(attributes.numRegs) + " registers";
+    if (attributes.maxThreadsPerBlock < t.threads_per_block)
+        return std::to_string(attributes.numRegs) + " registers per thread allow " +
+               std::to_string(attributes.maxThreadsPerBlock) + " threads per block, not " +
+               std::to_string(t.threads_per_block);
+    if (k.shared_bytes + static_cast<long long>(attributes.sharedSizeBytes) > limits.shared_memory_per_block_optin)
+        return std::to_string(k.shared_bytes) + " bytes of shared memory per block";
+    int resident = 0;
+    cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, reinterpret_cast<const void*>(k.kernel),
+                                                              t.threads_per_block, static_cast<std::size_t>(k.shared_bytes)),
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (resident < 1) return "no block of it fits on an SM";
+    if (t.cooperative && k.blocks_per_launch() > resident * limits.sm_count)
+        return std::to_string(k.blocks_per_launch()) + " cooperative blocks, but only " +
+               std::to_string(resident * limits.sm_count) + " are resident at once";
+    return {};
+}
+
+// Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model
+// as feedback (the paper's Fig. 5) and the model is solved again.
+LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
+    const DeviceLimits& limits = cuda::limits_of_current_device();
+    FusedTilingRequest request;
+    request.pass = pass;
+    request.cell = cell;
+    request.dtype = dtype;
+    request.heads = static_cast<int>(p.heads);
+    request.head_dim = static_cast<int>(p.head_dim);
+    request.batch = static_cast<int>(p.batch);
+    const KernelSource source = fused_kernel_source(pass);
+    std::string history;
+    constexpr int kAttempts = 8;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        LoadedKernel k;
+        k.traits = choose_fused_tiling(limits, request).traits;
+        k.shared_bytes = shared_layout(k.traits).total;
+        const CompiledKernel compiled = compile_fused_kernel(source, k.traits, architecture_of(limits.compute_capability()));
+        cudaLibrary_t library = nullptr;
+        cuda::check(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+                    "cudaLibraryLoadData (fused kernel)");
+        cuda::check(cudaLibraryGetKernel(&k.kernel, library, compiled.lowered_name.c_str()), "cudaLibraryGetKernel");
+        cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.shared_bytes)),
+                    "cudaFuncSetAttribute (dynamic shared memory)");
+        const std::string problem = launch_problem(k, limits);
+        if (problem.empty()) return k; // the library stays loaded: kernels are cached for the process
+        history += "\n  - " + k.traits.key() + ": " + problem;
+        // The driver's per-thread view: the registers it uses plus its local memory (spills) are
+        // what it needs; the configuration and those holding as much of R are excluded.
+        cudaFuncAttributes attributes{};
+        cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
+        const std::int64_t local_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
+        request = with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
+                                          std::max<std::int64_t>(local_bytes, 1)});
+        cudaLibraryUnload(library);
+    }
+    throw FusedTilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
+                           " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
+}
+
+const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
+    static std::mutex mutex;
+    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass>,
+                    std::unique_ptr<LoadedKernel>>
+        cache;
+    const auto key = std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass);
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return *it->second;
+    auto loaded = std::make_unique<LoadedKernel>(load_kernel(cell, p, dtype, pass));
+    return *cache.emplace(key, std::move(loaded)).first->second;
+}
+
+std::int64_t barrier_count(const FusedKernelTraits& t) {
+    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks;
+}
+
+struct BackwardWorkspace {
+    unsigned* barriers;
+    void* d_gates; // [T, B, NH, G, DH] in dtype, slot order
+    alternating::ParameterGradientWorkspace parameters;
+};
+
+BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemShape& p, DType dtype,
+                                const FusedKernelTraits& t) {
+    BackwardWorkspace w;
+    w.barriers = static_cast<unsigned*>(plan.take(barrier_count(t), sizeof(unsigned)));
+    w.d_gates = plan.take(p.time_steps * p.batch * p.heads * p.head_dim * cell_info(cell).num_gates, bytes_of(dtype));
+    w.parameters = alternating::plan_parameter_gradients(plan, cell, p);
+    return w;
+}
+
+std::string context_of(const char* pass, Cell cell, DType dtype) {
+    return std::string("flashrnn::fused::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
+           std::string(to_string(dtype)) + ")";
+}
+
+// One launch per group of heads (traits.launches); each launch's barrier counters are its own.
+template <class Params> void launch_all(const LoadedKernel& k, Params params, unsigned* barriers, Stream stream) {
+    const FusedKernelTraits& t = k.traits;
+    if (t.cooperative)
+        cuda::check(cudaMemsetAsync(barriers, 0, barrier_count(t) * sizeof(unsigned), stream),
+                    "cudaMemsetAsync (barriers)");
+    for (int launch = 0; launch < t.launches; ++launch) {
+        params.head_offset = launch * t.heads_per_launch;
+        params.barriers = barriers + launch * k.groups_per_launch();
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
+        config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
+        config.dynamicSmemBytes = static_cast<std::size_t>(k.shared_bytes);
+        config.stream = stream;
+        cudaLaunchAttribute cooperative{};
+        cooperative.id = cudaLaunchAttributeCooperative;
+        cooperative.val.cooperative = t.cooperative ? 1 : 0;
+        config.attrs = &cooperative;
+        config.numAttrs = 1;
+        void* arguments[] = {&params};
+        cuda::check(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.kernel), arguments),
+                    "cudaLaunchKernelExC (fused kernel)");
+    }
+}
+
+} // namespace
+
+FusedKernelTraits traits(Cell cell, const ProblemShape& problem, DType dtype, FusedPass pass) {
+    validate(problem);
+    return kernel_for(cell, problem, dtype, pass).traits;
+}
+
+void prepare(Cell cell, const ProblemShape& problem, DType dtype) {
+    validate(problem);
+    kernel_for(cell, problem, dtype, FusedPass::forward);
+    kernel_for(cell, problem, dtype, FusedPass::backward);
+}
+
+std::size_t forward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
+    validate(problem);
+    WorkspacePlan plan;
+    plan.take(barrier_count(kernel_for(cell, problem, dtype, FusedPass::forward).traits), sizeof(unsigned));
+    return plan.size();
+}
+
+std::size_t backward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
+    validate(problem);
+    WorkspacePlan plan;
+    plan_backward(plan, cell, problem, dtype, kernel_for(cell, problem, dtype, FusedPass::backward).traits);
+    return plan.size();
+}
+
+void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& args, void* workspace,
+             std::size_t workspace_bytes, Stream stream) {
+    const std::string context = context_of("forward", cell, dtype);
+    validate(p);
+    cuda::require(args.gate_inputs, context, "gate_inputs");
+    cuda::require(args.recurrent_weights, context, "recurrent_weights");
+    cuda::require(args.bias, context, "bias");
+    cuda::require(args.initial_states, context, "initial_states");
+    cuda::require(args.states, context, "states");
+    cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
+    const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::forward);
+    cuda::check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
+    ForwardParams params{args.gate_inputs,
+                         args.recurrent_weights,
+                         args.bias,
+                         args.initial_states,
+                         args.states,
+                         args.last_state,
+                         static_cast<float*>(args.gate_cache),
+                         nullptr,
+                         p.time_steps,
+                         static_cast<int>(p.batch),
+                         static_cast<int>(p.heads),
+                         0,
+                         p.gate_input_layout == SequenceLayout::batch_first ? 1 : 0};
+    launch_all(k, params, static_cast<unsigned*>(workspace), stream);
+}
+
+void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
+              void* workspace, std::size_t workspace_bytes, Stream stream) {
+    const std::string context = context_of("backward", cell, dtype);
+    validate(p);
+    validate(policy);
+    cuda::require(args.recurrent_weights, context, "recurrent_weights");
+    cuda::require(args.states, context, "states");
+    cuda::require(args.gate_cache, context, "gate_cache (the forward's, from a call with gate_cache set)");
+    cuda::require(args.d_gate_inputs, context, "d_gate_inputs");
+    cuda::require(args.d_recurrent_weights, context, "d_recurrent_weights");
+    cuda::require(args.d_bias, context, "d_bias");
+    cuda::require(args.d_initial_states, context, "d_initial_states");
+    cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
+    const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::backward);
+    cuda::check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
+    WorkspacePlan plan(workspace);
+    const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);
+    BackwardParams params{args.recurrent_weights,
+                          args.states,
+                          static_cast<const float*>(args.gate_cache),
+                          args.d_states,
+                          args.d_last_state,
+                          args.d_gate_inputs,
+                          w.d_gates,
+                          args.d_initial_states,
+                          nullptr,
+                          p.time_steps,
+                          static_cast<int>(p.batch),
+                          static_cast<int>(p.heads),
+                          0,
+                          p.gate_input_layout == SequenceLayout::batch_first ? 1 : 0,
+                          policy.mode == RecurrentGradient::Mode::clipped ? 1 : 0,
+                          policy.mode == RecurrentGradient::Mode::cut ? 1 : 0,
+                          static_cast<float>(policy.clip_value)};
+    launch_all(k, params, w.barriers, stream);
+    alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
+                                     args.d_bias, stream);
+}
+
+} // namespace flashrnn::fused

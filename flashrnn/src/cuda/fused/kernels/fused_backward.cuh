@@ -1,0 +1,156 @@
+// The fused backward kernel: one persistent launch for all time steps, last to first. Each block
+// owns state units: it holds R^T's rows of them (every gate unit of the head is a column, unit-major:
+// k = unit * G_rec + gate block) in registers and shared memory, applies the cell's derivative to its
+// units and multiplies the gate gradients with R^T on the tensor cores for the gradient that flows
+// to the previous h. The gate gradients are written out for the gradients of Wx, R and b; when a
+// head spans several blocks, they are read back by all of its blocks after the group's barrier.
+#pragma once
+
+#include "cuda/alternating/gate_slots.hpp"
+#include "fused_common.cuh"
+
+namespace flashrnn::fused {
+
+__device__ inline float apply_policy(const BackwardParams& p, float through_r) {
+    if (!p.clip) return through_r;
+    return through_r < -p.clip_value ? -p.clip_value : (through_r > p.clip_value ? p.clip_value : through_r);
+}
+
+extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_backward(const BackwardParams p) {
+    extern __shared__ __align__(16) unsigned char shared[];
+    const Element* r = static_cast<const Element*>(p.recurrent_weights);
+    const Element* states = static_cast<const Element*>(p.states);
+    const Element* d_states = static_cast<const Element*>(p.d_states);
+    const Element* d_last = static_cast<const Element*>(p.d_last_state);
+    Element* d_inputs = static_cast<Element*>(p.d_gate_inputs);
+    Element* d_gates = static_cast<Element*>(p.d_gates);
+    OperandElement* operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
+    float* partials = reinterpret_cast<float*>(shared + kShared.partials);
+    float* carry = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
+
+    const BlockPlace place(p.head_offset);
+    const int dh = Traits::head_dim, nh = p.heads, batch = p.batch;
+    const long long T = p.time_steps;
+    const int unit_base = place.row_block * kUnits;
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const bool through_r_flows = !p.cut;
+    auto sequence = [&](int s, long long t, int b, int d) {
+        return (((s * (T + 1) + t) * batch + b) * nh + place.head) * (long long)dh + d;
+    };
+    auto single = [&](int s, int b, int d) { return ((s * batch + b) * nh + place.head) * (long long)dh + d; };
+    auto gate_slot = [&](long long t, int b, int slot, int d) { // [T, B, NH, G, DH]
+        return (((t * batch + b) * nh + place.head) * G + slot) * (long long)dh + d;
+    };
+
+    // R^T: block row = state unit j, k = gate unit * G_rec + gate block; element R[block, head, unit, j].
+    Product product;
+    product.lane = lane;
+    product.row_warp = warp % Traits::row_warps;
+    product.k_warp = warp / Traits::row_warps;
+    product.load(
+        [&](int row, int k) {
+            const int unit = k / G_REC;
+            if (row >= kUnits || unit >= dh) return 0.0f;
+            return to_float(r[(((long long)(k % G_REC) * nh + place.head) * dh + unit) * dh + unit_base + row]);
+        },
+        reinterpret_cast<uint4*>(shared + kShared.r_tiles) +
+            warp * Traits::row_tiles_per_warp * Traits::k_tiles_in_shared_memory * kWarp);
+    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+        operand[i] = to_operand(0.0f);
+    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block)
+        carry[i] = 0.0f;
+    __syncthreads();
+
+    // What step t's derivative reads besides the carry and R^T dg (none of it depends on the
+    // recurrence): loaded one step ahead, so that its latency leaves the chain.
+    struct StepInputs {
+        float gates[kItems][G], previous[kItems][S], next[kItems][S], upstream[kItems][S];
+    };
+    auto load_inputs = [&](long long t, StepInputs& in) {
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const int i = threadIdx.x + item * Traits::threads_per_block;
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            const bool live = i < kBatchRows * kUnits && b < batch && t >= 1;
+#pragma unroll
+            for (int slot = 0; slot < G; ++slot)
+                in.gates[item][alternating::gate_of_slot<Cell>(slot)] =
+                    live ? p.gate_cache[gate_slot(t - 1, b, slot, d)] : 0.0f;
+#pragma unroll
+            for (int s = 0; s < S; ++s) {
+                in.previous[item][s] = live ? to_float(states[sequence(s, t - 1, b, d)]) : 0.0f;
+                in.next[item][s] = live ? to_float(states[sequence(s, t, b, d)]) : 0.0f;
+                in.upstream[item][s] = live && d_states ? to_float(d_states[sequence(s, t, b, d)]) : 0.0f;
+                if (live && d_last && t == T) in.upstream[item][s] += to_float(d_last[single(s, b, d)]);
+            }
+        }
+    };
+
+    unsigned arrivals = 0;
+    StepInputs upcoming;
+    load_inputs(T, upcoming);
+    for (long long t = T; t >= 1; --t) {
+        const StepInputs in = upcoming;
+        load_inputs(t - 1, upcoming);
+        // The cell's derivative at step t (states t-1 -> t) for the block's units.
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const int i = threadIdx.x + item * Traits::threads_per_block;
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            if (i >= kBatchRows * kUnits || b >= batch) continue;
+            float upstream[S], d_gate[G], d_previous[S];
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                upstream[s] = in.upstream[item][s] + carry[(s * kBatchRows + n) * kUnits + unit];
+            if (through_r_flows && t < T) upstream[0] += apply_policy(p, product_at(partials, n, unit));
+            Cell::backward(in.gates[item], in.previous[item], in.next[item], upstream, d_gate, d_previous);
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k) {
+                const long long outer = p.batch_first ? (long long)b * T + (t - 1) : (t - 1) * batch + b;
+                d_inputs[((outer * Cell::num_input_gates + k) * nh + place.head) * dh + d] =
+                    from_float(d_gate[Cell::gate_of_input_row(k)]);
+            }
+#pragma unroll
+            for (int slot = 0; slot < G; ++slot) {
+                const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
+                d_gates[gate_slot(t - 1, b, slot, d)] = out;
+                if (!Traits::cooperative && slot < G_REC)
+                    operand[n * kOperandStride + unit * G_REC + slot] = to_operand(to_float(out));
+            }
+        }
+        if (!through_r_flows) continue;
+
+        // The gradient through R for step t-1: R^T times every gate gradient of the head.
+        if (Traits::cooperative) {
+            arrivals += Traits::row_blocks;
+            group_barrier(p.barriers + place.group, arrivals);
+            gather_rows(
+                operand, kBatchRows * G_REC,
+                [&](int row) -> const Element* {
+                    const int n = row / G_REC, slot = row % G_REC, b = place.batch_base + n;
+                    return b < batch ? d_gates + gate_slot(t - 1, b, slot, 0) : nullptr;
+                },
+                [](int row, int unit) { return (row / G_REC) * kOperandStride + unit * G_REC + row % G_REC; });
+        }
+        __syncthreads();
+        product.run(operand, partials);
+        __syncthreads();
+    }
+    __syncthreads(); // the carry of other threads' items (a cut gradient skips the loop's barriers)
+
+    // The initial states' gradient: the carry, R^T dg of step 1 and the upstream gradient at t = 0.
+    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block) {
+        const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
+        const int b = place.batch_base + n, d = unit_base + unit;
+        if (b >= batch) continue;
+        float gradient = carry[i];
+        if (s == 0 && through_r_flows && T >= 1) gradient += apply_policy(p, product_at(partials, n, unit));
+        if (d_states) gradient += to_float(d_states[sequence(s, 0, b, d)]);
+        static_cast<Element*>(p.d_initial_states)[single(s, b, d)] = from_float(gradient);
+    }
+}
+
+} // namespace flashrnn::fused

@@ -1,0 +1,307 @@
+// What the fused forward and backward kernels share: the element type and cell of the traits, the
+// tensor-core instruction and its fragments, and the barrier of the blocks that share a head.
+// Compiled with NVRTC after the generated `struct FusedTraits` (flashrnn::FusedKernelTraits).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "flashrnn/cells/elman.hpp"
+#include "flashrnn/cells/gru.hpp"
+#include "flashrnn/cells/lstm.hpp"
+#include "flashrnn/cells/slstm.hpp"
+#include "fused_params.hpp"
+
+namespace flashrnn::fused {
+
+using Traits = FusedTraits;
+
+// The cell of the traits (flashrnn::Cell order: lstm, gru, slstm, elman).
+template <int cell> struct CellOf;
+template <> struct CellOf<0> { using type = cells::Lstm; };
+template <> struct CellOf<1> { using type = cells::Gru; };
+template <> struct CellOf<2> { using type = cells::Slstm; };
+template <> struct CellOf<3> { using type = cells::Elman; };
+using Cell = typename CellOf<Traits::cell>::type;
+
+// The tensors' element type (flashrnn::DType order: fp32, bf16, fp16) and its conversions.
+template <int dtype> struct ElementOf;
+template <> struct ElementOf<0> {
+    using type = float;
+    static __device__ float to_float(float x) { return x; }
+    static __device__ float from_float(float x) { return x; }
+};
+template <> struct ElementOf<1> {
+    using type = __nv_bfloat16;
+    static __device__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+    static __device__ __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+};
+template <> struct ElementOf<2> {
+    using type = __half;
+    static __device__ float to_float(__half x) { return __half2float(x); }
+    static __device__ __half from_float(float x) { return __float2half_rn(x); }
+};
+using Element = typename ElementOf<Traits::dtype>::type;
+__device__ inline float to_float(Element x) { return ElementOf<Traits::dtype>::to_float(x); }
+__device__ inline Element from_float(float x) { return ElementOf<Traits::dtype>::from_float(x); }
+
+constexpr int kWarp = 32;
+constexpr bool kTf32 = Traits::dtype == 0;
+constexpr int kBatchRows = Traits::batch_tiles_per_block * Traits::mma_n;
+constexpr int kOperandColumns = Traits::k_tiles_per_block * Traits::mma_k;
+constexpr int kOperandStride = kOperandColumns + operand_padding(Traits{}); // elements per batch row
+constexpr int kBlockRows = Traits::row_tiles_per_block * Traits::mma_m;
+constexpr SharedLayout kShared = shared_layout(Traits{});
+
+constexpr int G = Cell::num_gates, S = Cell::num_states, G_REC = Cell::num_recurrent_gates;
+// The block's state units, and the (batch row, unit) items of its pointwise work per thread.
+constexpr int kUnits = Traits::units_per_block;
+constexpr int kItems = (kBatchRows * kUnits + Traits::threads_per_block - 1) / Traits::threads_per_block;
+
+static_assert(Traits::k_blocks == 1, "the accumulated dimension is not split over blocks");
+static_assert(Traits::mma_m == 16 && Traits::mma_n == 8 && Traits::mma_k == (kTf32 ? 8 : 16),
+              "mma.sync m16n8k16 (bf16, fp16) or m16n8k8 (tf32)");
+static_assert(Traits::row_warps * Traits::k_warps * kWarp == Traits::threads_per_block, "warps of the block");
+
+// One operand element as stored in shared memory: the 16-bit type itself, or fp32 already rounded
+// to tf32.
+using OperandElement = typename ElementOf<kTf32 ? 0 : Traits::dtype>::type;
+
+__device__ inline unsigned to_tf32(float x) {
+    unsigned bits;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+    return bits;
+}
+
+__device__ inline OperandElement to_operand(float x) {
+    if constexpr (kTf32) return __uint_as_float(to_tf32(x));
+    else return from_float(x);
+}
+
+// Two elements in one 32-bit register, the lower column in the low half (the fragments' order).
+__device__ inline unsigned pack(float low, float high) {
+    if constexpr (Traits::dtype == 1) {
+        const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
+        return *reinterpret_cast<const unsigned*>(&pair);
+    } else {
+        const __half2 pair = __floats2half2_rn(low, high);
+        return *reinterpret_cast<const unsigned*>(&pair);
+    }
+}
+
+// The A fragment of one 16 x mma_k tile, from a function a(row, column) of the tile: PTX ISA,
+// "Matrix Fragments for mma.m16n8k16" (16-bit) and "mma.m16n8k8" (tf32).
+template <class ElementAt> __device__ inline uint4 a_fragment(int lane, ElementAt a) {
+    const int group = lane >> 2, quad = lane & 3;
+    uint4 f;
+    if constexpr (kTf32) {
+        f.x = to_tf32(a(group, quad));
+        f.y = to_tf32(a(group + 8, quad));
+        f.z = to_tf32(a(group, quad + 4));
+        f.w = to_tf32(a(group + 8, quad + 4));
+    } else {
+        f.x = pack(a(group, 2 * quad), a(group, 2 * quad + 1));
+        f.y = pack(a(group + 8, 2 * quad), a(group + 8, 2 * quad + 1));
+        f.z = pack(a(group, 2 * quad + 8), a(group, 2 * quad + 9));
+        f.w = pack(a(group + 8, 2 * quad + 8), a(group + 8, 2 * quad + 9));
+    }
+    return f;
+}
+
+// The B fragment of k tile `k_tile` and batch tile `batch_tile` from the operand buffer [row][k].
+__device__ inline uint2 b_fragment(const OperandElement* operand, int lane, int k_tile, int batch_tile) {
+    const int group = lane >> 2, quad = lane & 3;
+    const OperandElement* row = operand + (batch_tile * Traits::mma_n + group) * kOperandStride + k_tile * Traits::mma_k;
+    uint2 f;
+    if constexpr (kTf32) {
+        f.x = __float_as_uint(row[quad]);
+        f.y = __float_as_uint(row[quad + 4]);
+    } else {
+        f.x = *reinterpret_cast<const unsigned*>(row + 2 * quad);
+        f.y = *reinterpret_cast<const unsigned*>(row + 2 * quad + 8);
+    }
+    return f;
+}
+
+// d += a b with fp32 accumulation. d: rows (group, group + 8) x batch columns (2 quad, 2 quad + 1).
+__device__ inline void mma(float (&d)[4], const uint4& a, const uint2& b) {
+    if constexpr (kTf32) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+    } else if constexpr (Traits::dtype == 1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+    } else {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+    }
+}
+
+constexpr int kOperandLookahead = 4; // k tiles whose operand fragments may be loaded ahead
+
+// The recurrent product of one block: its rows of R (or R^T) times the operand buffer, for every
+// batch tile, into the fp32 partial products [k warp][batch row][row]. R's tiles: the first
+// k_tiles_in_registers of each of the warp's row tiles in `registers`, the rest in shared memory.
+struct Product {
+    uint4 registers[Traits::row_tiles_per_warp][Traits::k_tiles_in_registers > 0 ? Traits::k_tiles_in_registers : 1];
+    const uint4* shared_tiles; // this warp's tiles in shared memory, [row tile][tile][lane]
+    int lane, row_warp, k_warp;
+
+    // Loads R once: a(row, k) is the element at the block's row and k (0 outside the matrix).
+    template <class BlockElement> __device__ void load(BlockElement a, uint4* warp_shared_tiles) {
+#pragma unroll
+        for (int i = 0; i < Traits::row_tiles_per_warp; ++i) {
+            const int row_tile = row_warp + i * Traits::row_warps;
+#pragma unroll
+            for (int j = 0; j < Traits::k_tiles_per_warp; ++j) {
+                const int k_tile = k_warp * Traits::k_tiles_per_warp + j;
+                const uint4 f = a_fragment(lane, [&](int r, int k) {
+                    return a(row_tile * Traits::mma_m + r, k_tile * Traits::mma_k + k);
+                });
+                if (j < Traits::k_tiles_in_registers) registers[i][j] = f;
+                else if (Traits::k_tiles_in_shared_memory > 0)
+                    warp_shared_tiles[(i * Traits::k_tiles_in_shared_memory + (j - Traits::k_tiles_in_registers)) * kWarp +
+                                      lane] = f;
+            }
+        }
+        shared_tiles = warp_shared_tiles;
+    }
+
+    __device__ void run(const OperandElement* operand, float* partials) const {
+        const int group = lane >> 2, quad = lane & 3;
+#pragma unroll
+        for (int i = 0; i < Traits::row_tiles_per_warp; ++i) {
+            const int row_tile = row_warp + i * Traits::row_warps;
+            if (row_tile >= Traits::row_tiles_per_block) break;
+            float acc[Traits::batch_tiles_per_block][4];
+#pragma unroll
+            for (int n = 0; n < Traits::batch_tiles_per_block; ++n)
+                acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+#pragma unroll
+            for (int j = 0; j < Traits::k_tiles_per_warp; ++j) {
+                const int k_tile = k_warp * Traits::k_tiles_per_warp + j;
+                if (k_tile >= Traits::k_tiles_per_block) break;
+                const uint4 a = j < Traits::k_tiles_in_registers
+                                    ? registers[i][j < Traits::k_tiles_in_registers ? j : 0]
+                                    : shared_tiles[(i * Traits::k_tiles_in_shared_memory +
+                                                    (j - Traits::k_tiles_in_registers)) * kWarp + lane];
+#pragma unroll
+                for (int n = 0; n < Traits::batch_tiles_per_block; ++n)
+                    mma(acc[n], a, b_fragment(operand, lane, k_tile, n));
+                // Left alone, the compiler loads every k tile's operand fragments up front and
+                // spills R's registers for them; a few tiles ahead hide shared memory's latency.
+                if (j % kOperandLookahead == kOperandLookahead - 1) asm volatile("" ::: "memory");
+            }
+            float* out = partials + k_warp * kBatchRows * kBlockRows;
+            const int row = row_tile * Traits::mma_m + group;
+#pragma unroll
+            for (int n = 0; n < Traits::batch_tiles_per_block; ++n) {
+                const int column = n * Traits::mma_n + 2 * quad;
+                out[column * kBlockRows + row] = acc[n][0];
+                out[(column + 1) * kBlockRows + row] = acc[n][1];
+                out[column * kBlockRows + row + 8] = acc[n][2];
+                out[(column + 1) * kBlockRows + row + 8] = acc[n][3];
+            }
+        }
+    }
+};
+
+// The sum over k warps of the product at (batch row, block row).
+__device__ inline float product_at(const float* partials, int batch_row, int row) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < Traits::k_warps; ++w)
+        sum += partials[(w * kBatchRows + batch_row) * kBlockRows + row];
+    return sum;
+}
+
+// The blocks of one head (and batch block) meet here each step: every block's writes before the
+// barrier are visible to every block after it. `arrivals` counts the blocks' arrivals over the
+// whole launch (zeroed before it); the step's barrier waits until all of them have arrived.
+__device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(counter, 1u);
+        unsigned seen;
+        do {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+        } while (seen < arrivals);
+    }
+    __syncthreads();
+}
+
+// Loads written by other blocks of the group (after group_barrier): through L2, not a stale L1.
+__device__ inline float load_shared_by_blocks(const Element* p) {
+    if constexpr (Traits::dtype == 0) return __ldcg(reinterpret_cast<const float*>(p));
+    else {
+        const unsigned short bits = __ldcg(reinterpret_cast<const unsigned short*>(p));
+        Element x;
+        *reinterpret_cast<unsigned short*>(&x) = bits;
+        return to_float(x);
+    }
+}
+
+// Block-wide copy of `rows` rows of DH elements, written by other blocks of the group, into the
+// operand: row r starts at source(r) (null: a padding row, skipped) and its element d goes to
+// operand[slot(r, d)]. 16-byte loads through L2, several in flight per thread before any is used
+// (each is an L2 round trip on the step's critical path).
+template <class Source, class Slot>
+__device__ inline void gather_rows(OperandElement* operand, int rows, Source source, Slot slot) {
+    constexpr int kVector = 16 / sizeof(Element);
+    constexpr int kVectorsPerRow = Traits::head_dim / kVector;
+    constexpr int kInFlight = 4;
+    if constexpr (Traits::head_dim % kVector == 0) {
+        const int total = rows * kVectorsPerRow;
+        for (int first = threadIdx.x; first < total; first += kInFlight * Traits::threads_per_block) {
+            uint4 packets[kInFlight];
+            bool vector_ok[kInFlight];
+#pragma unroll
+            for (int j = 0; j < kInFlight; ++j) {
+                const int index = first + j * Traits::threads_per_block;
+                const Element* row = index < total ? source(index / kVectorsPerRow) : nullptr;
+                const Element* at = row + (index % kVectorsPerRow) * kVector;
+                vector_ok[j] = row && reinterpret_cast<unsigned long long>(at) % 16 == 0;
+                packets[j] = vector_ok[j] ? __ldcg(reinterpret_cast<const uint4*>(at)) : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int j = 0; j < kInFlight; ++j) {
+                const int index = first + j * Traits::threads_per_block;
+                if (index >= total) break;
+                const int r = index / kVectorsPerRow, d0 = (index % kVectorsPerRow) * kVector;
+                const Element* row = source(r);
+                if (!row) continue;
+                const Element* values = reinterpret_cast<const Element*>(&packets[j]);
+#pragma unroll
+                for (int e = 0; e < kVector; ++e)
+                    operand[slot(r, d0 + e)] =
+                        to_operand(vector_ok[j] ? to_float(values[e]) : load_shared_by_blocks(row + d0 + e));
+            }
+        }
+    } else {
+        for (int index = threadIdx.x; index < rows * Traits::head_dim; index += Traits::threads_per_block) {
+            const int r = index / Traits::head_dim, d = index % Traits::head_dim;
+            if (const Element* row = source(r)) operand[slot(r, d)] = to_operand(load_shared_by_blocks(row + d));
+        }
+    }
+}
+
+// Where a block works: its head, batch block and row block, from blockIdx.x.
+struct BlockPlace {
+    int head, group, row_block, batch_base;
+    __device__ BlockPlace(int head_offset) {
+        row_block = blockIdx.x % Traits::row_blocks;
+        group = blockIdx.x / Traits::row_blocks;
+        const int batch_block = group % Traits::batch_blocks;
+        head = head_offset + group / Traits::batch_blocks;
+        batch_base = batch_block * kBatchRows;
+    }
+};
+
+} // namespace flashrnn::fused

@@ -1,0 +1,162 @@
+// The fused forward kernel: one persistent launch for all time steps. Each block holds its rows of R
+// (gate units of its state units, every gate of them) in registers and shared memory for the whole
+// launch, multiplies them with the previous state on the tensor cores each step and applies the
+// cell to the products, the gate inputs and the bias. The fp32 states of its units never leave the
+// block; the state that multiplies R is written out (the states tensor) and, when a head spans
+// several blocks, read back by all of them after the group's barrier.
+#pragma once
+
+#include "cuda/alternating/gate_slots.hpp"
+#include "fused_common.cuh"
+
+namespace flashrnn::fused {
+
+extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_forward(const ForwardParams p) {
+    extern __shared__ __align__(16) unsigned char shared[];
+    const Element* wx = static_cast<const Element*>(p.gate_inputs);
+    const Element* r = static_cast<const Element*>(p.recurrent_weights);
+    const Element* bias = static_cast<const Element*>(p.bias);
+    Element* states = static_cast<Element*>(p.states);
+    OperandElement* operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
+    float* partials = reinterpret_cast<float*>(shared + kShared.partials);
+    float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
+
+    const BlockPlace place(p.head_offset);
+    const int dh = Traits::head_dim, nh = p.heads, batch = p.batch;
+    const long long T = p.time_steps;
+    const int unit_base = place.row_block * kUnits;
+    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    auto state_at = [&](int s, long long t, int b, int d) {
+        return states + (((s * (T + 1) + t) * batch + b) * nh + place.head) * (long long)dh + d;
+    };
+    // A split head: the state s0 at time t of every unit, from the states the group wrote.
+    auto gather_state = [&](long long t) {
+        gather_rows(
+            operand, kBatchRows,
+            [&](int n) -> const Element* {
+                return place.batch_base + n < batch ? state_at(0, t, place.batch_base + n, 0) : nullptr;
+            },
+            [](int n, int d) { return n * kOperandStride + d; });
+    };
+    // The gate pre-activations of step t without the recurrent part: bias + gate inputs.
+    auto load_inputs = [&](long long t, float (&pre)[kItems][G]) {
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const int i = threadIdx.x + item * Traits::threads_per_block;
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            const bool live = i < kBatchRows * kUnits && b < batch && t < T;
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                pre[item][g] = live ? to_float(bias[((long long)g * nh + place.head) * dh + d]) : 0.0f;
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k) {
+                const long long outer = p.batch_first ? (long long)b * T + t : t * batch + b;
+                if (live)
+                    pre[item][Cell::gate_of_input_row(k)] +=
+                        to_float(wx[((outer * Cell::num_input_gates + k) * nh + place.head) * dh + d]);
+            }
+        }
+    };
+
+    // R: block row = unit * G_rec + gate block, k = previous state unit.
+    Product product;
+    product.lane = lane;
+    product.row_warp = warp % Traits::row_warps;
+    product.k_warp = warp / Traits::row_warps;
+    product.load(
+        [&](int row, int k) {
+            const int unit = unit_base + row / G_REC;
+            if (row >= kUnits * G_REC || k >= dh) return 0.0f;
+            return to_float(r[(((long long)(row % G_REC) * nh + place.head) * dh + unit) * dh + k]);
+        },
+        reinterpret_cast<uint4*>(shared + kShared.r_tiles) +
+            warp * Traits::row_tiles_per_warp * Traits::k_tiles_in_shared_memory * kWarp);
+
+    // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
+    // copied to states[:, 0] and become the first operand.
+    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+        operand[i] = to_operand(0.0f);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
+        const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+        for (int s = 0; s < S; ++s) {
+            float value = 0.0f;
+            if (b < batch) {
+                const Element x = static_cast<const Element*>(p.initial_states)[((s * batch + b) * nh + place.head) * (long long)dh + d];
+                value = to_float(x);
+                *state_at(s, 0, b, d) = x;
+            }
+            cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
+        }
+    }
+    unsigned arrivals = 0;
+    if (Traits::cooperative) {
+        arrivals += Traits::row_blocks;
+        group_barrier(p.barriers + place.group, arrivals);
+    }
+    if (Traits::cooperative) {
+        gather_state(0);
+    } else {
+        for (int i = threadIdx.x; i < kBatchRows * dh; i += Traits::threads_per_block) {
+            const int n = i / dh, d = i % dh, b = place.batch_base + n;
+            if (b < batch) operand[n * kOperandStride + d] = to_operand(to_float(*state_at(0, 0, b, d)));
+        }
+    }
+    __syncthreads();
+
+    // The next step's inputs are loaded while this step computes: their latency leaves the chain.
+    float upcoming[kItems][G];
+    load_inputs(0, upcoming);
+    for (long long t = 0; t < T; ++t) {
+        float pre[kItems][G];
+#pragma unroll
+        for (int item = 0; item < kItems; ++item)
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                pre[item][g] = upcoming[item][g];
+        load_inputs(t + 1, upcoming);
+
+        product.run(operand, partials);
+        __syncthreads();
+
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const int i = threadIdx.x + item * Traits::threads_per_block;
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            if (i >= kBatchRows * kUnits || b >= batch) continue;
+#pragma unroll
+            for (int k = 0; k < G_REC; ++k)
+                pre[item][Cell::gate_of_recurrent_block(k)] += product_at(partials, n, unit * G_REC + k);
+            float previous[S], next[S];
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                previous[s] = cell_states[(s * kBatchRows + n) * kUnits + unit];
+            Cell::forward(pre[item], previous, next);
+#pragma unroll
+            for (int s = 0; s < S; ++s) {
+                cell_states[(s * kBatchRows + n) * kUnits + unit] = next[s];
+                const Element out = from_float(next[s]);
+                *state_at(s, t + 1, b, d) = out;
+                if (p.last_state && t + 1 == T)
+                    static_cast<Element*>(p.last_state)[((s * batch + b) * nh + place.head) * (long long)dh + d] = out;
+            }
+            if (!Traits::cooperative) operand[n * kOperandStride + d] = to_operand(next[0]);
+            if (p.gate_cache) {
+                float* cache = p.gate_cache + (((t * batch + b) * nh + place.head) * G) * (long long)dh + d;
+#pragma unroll
+                for (int slot = 0; slot < G; ++slot)
+                    cache[slot * (long long)dh] = pre[item][alternating::gate_of_slot<Cell>(slot)];
+            }
+        }
+
+        if (Traits::cooperative) {
+            if (t + 1 == T) break;
+            arrivals += Traits::row_blocks;
+            group_barrier(p.barriers + place.group, arrivals);
+            gather_state(t + 1);
+        }
+        __syncthreads();
+    }
+}
+
+} // namespace flashrnn::fused
