@@ -33,3 +33,31 @@ TEST_CASE("store stamps: on the branch at the node and below it, off it after ba
     CHECK_FALSE(store.on_branch(left));
     CHECK(store.on_branch(root));
 }
+
+TEST_CASE("store trail: reused entries restore each domain exactly") {
+    Store store;
+    const VarId x = store.new_var(Domain::values({1, 3, 5, 7, 9, 11}));
+    const VarId y = store.new_var(Domain::range(0, 100));
+    const Domain x_before = store.dom(x), y_before = store.dom(y);
+
+    store.push_level();
+    REQUIRE(store.remove(x, 5));
+    REQUIRE(store.set_max(y, 50));
+    store.pop_level();
+    CHECK(store.dom(x) == x_before);
+    CHECK(store.dom(y) == y_before);
+
+    // The entries now hold x's and y's old buffers; save y first this time, then x twice deeper.
+    store.push_level();
+    REQUIRE(store.assign(y, 7));
+    REQUIRE(store.remove(x, 1));
+    const Domain x_middle = store.dom(x);
+    store.push_level();
+    REQUIRE(store.assign(x, 9));
+    store.pop_level();
+    CHECK(store.dom(x) == x_middle);
+    CHECK(store.dom(y) == Domain::single(7));
+    store.pop_level();
+    CHECK(store.dom(x) == x_before);
+    CHECK(store.dom(y) == y_before);
+}

@@ -38,7 +38,15 @@ void Store::schedule(int p) {
 void Store::save(VarId x) {
     VarState& v = vars_[x];
     if (levels_.empty() || v.saved_epoch == epoch_) return;  // nothing to restore at the root
-    trail_.push_back({x, v.dom, v.saved_epoch});
+    if (trail_size_ < trail_.size()) {
+        TrailEntry& entry = trail_[trail_size_];  // a used entry: the copy reuses its buffers
+        entry.var = x;
+        entry.old = v.dom;
+        entry.old_epoch = v.saved_epoch;
+    } else {
+        trail_.push_back({x, v.dom, v.saved_epoch});
+    }
+    ++trail_size_;
     v.saved_epoch = epoch_;
 }
 
@@ -178,19 +186,18 @@ double Store::afc(VarId x) const {
 }
 
 void Store::push_level() {
-    levels_.push_back({trail_.size(), subsumed_.size(), epoch_});
+    levels_.push_back({trail_size_, subsumed_.size(), epoch_});
     epoch_ = ++epoch_counter_;
 }
 
 void Store::pop_level() {
     const Level level = levels_.back();
     levels_.pop_back();
-    while (trail_.size() > level.trail_size) {
-        TrailEntry& entry = trail_.back();
+    while (trail_size_ > level.trail_size) {
+        TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
-        v.dom = std::move(entry.old);
+        std::swap(v.dom, entry.old);  // the entry keeps the undone domain's buffers for its next use
         v.saved_epoch = entry.old_epoch;
-        trail_.pop_back();
     }
     while (subsumed_.size() > level.subsumed_size) {
         active_[subsumed_.back()] = true;

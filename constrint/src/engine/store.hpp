@@ -112,7 +112,10 @@ class Store {
     std::size_t queue_head_ = 0;
     int current_ = -1;
 
+    // Entries [0, trail_size_) are in use; those beyond keep their allocations for reuse (a domain
+    // copied into a used entry allocates nothing when it fits the old one's buffers).
     std::vector<TrailEntry> trail_;
+    std::size_t trail_size_ = 0;
     std::vector<int> subsumed_;  // propagators deactivated, in order, to reactivate on backtrack
     std::vector<Level> levels_;
     std::uint64_t epoch_ = 0, epoch_counter_ = 0;
