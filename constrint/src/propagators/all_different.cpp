@@ -8,7 +8,8 @@ PropStatus AllDifferent::propagate(Store& s) {
     // Removing a value can fix another variable: repeat until no new variable is fixed.
     removed_at_.resize(vars_.size());
     const Store::Stamp now = s.stamp();
-    std::vector<bool> done(vars_.size());
+    std::vector<bool>& done = done_;
+    done.resize(vars_.size());
     for (std::size_t i = 0; i < vars_.size(); ++i) done[i] = s.on_branch(removed_at_[i]);
     for (bool progress = true; progress;) {
         progress = false;

@@ -105,7 +105,8 @@ std::optional<PropStatus> Linear::propagate_small(Store& s) {
     const auto narrow = [&](std::size_t i, Wide bound, bool at_most) {
         const Wide c = small_[i];
         const bool upper = (c > 0) == at_most;  // which bound of x moves
-        const Wide v = at_most == (c > 0) ? floor_div_wide(bound, c) : ceil_div_wide(bound, c);
+        Wide v = c == 1 ? bound : -bound;  // unit coefficients (most terms) need no 128-bit division
+        if (c != 1 && c != -1) v = at_most == (c > 0) ? floor_div_wide(bound, c) : ceil_div_wide(bound, c);
         const VarId x = terms_[i].var;
         if (!(upper ? s.set_max(x, to_integer(v)) : s.set_min(x, to_integer(v)))) return false;
         sum_lo -= lo[i];
