@@ -61,9 +61,9 @@ std::int64_t largest_head_dim(Cell cell, DType dtype, std::int64_t batch) {
     const int g_rec = cell_info(cell).num_recurrent_gates;
     const double chip_bytes = double(limits.sm_count) * (double(limits.registers_per_sm) * 4 +
                                                          double(limits.shared_memory_per_block_optin));
-    int confirmations_left = 4;
+    int confirmations_left = 6;
     for (int dh = int(std::sqrt(chip_bytes / (g_rec * bytes_of(dtype)))) / 16 * 16;
-         dh >= 16 && confirmations_left > 0; dh -= std::max(16, dh / 8 / 16 * 16)) {
+         dh >= 16 && confirmations_left > 0; dh -= std::max(16, dh / 4 / 16 * 16)) {
         bool fits = true;
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
             FusedTilingRequest request;

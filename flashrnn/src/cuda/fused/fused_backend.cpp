@@ -32,6 +32,14 @@ struct LoadedKernel {
     int blocks_per_launch() const { return groups_per_launch() * traits.row_blocks * traits.k_blocks; }
 };
 
+// The cell's exp, tanh and divisions sit on every step's critical path: the fast approximations
+// (a few ulp in fp32) are far inside the tolerances that tf32, bf16 and fp16 products already need.
+CompileOptions compile_options() {
+    CompileOptions options;
+    options.extra_options = {"--use_fast_math"};
+    return options;
+}
+
 // Why a loaded kernel cannot run as configured (empty when it can).
 std::string launch_problem(const LoadedKernel& k, const DeviceLimits& limits) {
     cudaFuncAttributes attributes{};
@@ -75,7 +83,8 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         LoadedKernel k;
         k.traits = choose_fused_tiling(limits, request).traits;
         k.shared_bytes = shared_layout(k.traits).total;
-        const CompiledKernel compiled = compile_fused_kernel(source, k.traits, architecture_of(limits.compute_capability()));
+        const CompiledKernel compiled =
+            compile_fused_kernel(source, k.traits, architecture_of(limits.compute_capability()), compile_options());
         cudaLibrary_t library = nullptr;
         cuda::check(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
                     "cudaLibraryLoadData (fused kernel)");
