@@ -108,9 +108,12 @@ bool Domain::restrict_max(const Integer& hi) {
 }
 
 bool Domain::remove(const Integer& v) {
-    if (!contains(v)) return false;
+    // contains(v), keeping the interval it finds.
+    if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
+    if (modulus_ != 1 && floor_mod(v - residue_, modulus_) != 0) return false;
     auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
                                [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
+    if (it == intervals_.begin() || compare(std::prev(it)->hi, v) < 0) return false;
     --it;
     if (it->lo == v && it->hi == v) {
         intervals_.erase(it);
