@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "cuda/alternating/recurrent_gradient_policy.hpp"
 #include "flashrnn/host_device.hpp"
 #include "flashrnn/layout.hpp"
 
@@ -42,16 +43,6 @@ struct ForwardStep {
     void* states;
     void* last_state; // written at the last step when not null
     float* gate_cache; // [T, B, NH, G, DH] in slot order, or null
-};
-
-// What the backward pass does with R^T dg on its way to the previous h (RecurrentGradient).
-struct RecurrentGradientPolicy {
-    bool clip;
-    float clip_value;
-    FLASHRNN_HOST_DEVICE float apply(float through_r) const {
-        if (!clip) return through_r;
-        return through_r < -clip_value ? -clip_value : (through_r > clip_value ? clip_value : through_r);
-    }
 };
 
 struct BackwardStep {

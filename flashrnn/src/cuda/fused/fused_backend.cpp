@@ -16,6 +16,7 @@
 #include "cuda/common/device.hpp"
 #include "cuda/fused/kernels/fused_params.hpp"
 #include "flashrnn/fused_compiler.hpp"
+#include "flashrnn/tensor_shapes.hpp"
 
 namespace flashrnn::fused {
 namespace {
@@ -40,10 +41,8 @@ CompileOptions compile_options() {
     return options;
 }
 
-// Why a loaded kernel cannot run as configured (empty when it can).
-std::string launch_problem(const LoadedKernel& k, const DeviceLimits& limits) {
-    cudaFuncAttributes attributes{};
-    cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
+// Why a loaded kernel with these attributes cannot run as configured (empty when it can).
+std::string launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes, const DeviceLimits& limits) {
     const FusedKernelTraits& t = k.traits;
     if (attributes.localSizeBytes > 0)
         return std::to_string(attributes.localSizeBytes) + " bytes of local memory per thread (spills) with " +
@@ -92,13 +91,13 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.shared_bytes)),
                     "cudaFuncSetAttribute (dynamic shared memory)");
-        const std::string problem = launch_problem(k, limits);
+        cudaFuncAttributes attributes{};
+        cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
+        const std::string problem = launch_problem(k, attributes, limits);
         if (problem.empty()) return k; // the library stays loaded: kernels are cached for the process
         history += "\n  - " + k.traits.key() + ": " + problem;
         // The driver's per-thread view: the registers it uses plus its local memory (spills) are
         // what it needs; the configuration and those holding as much of R are excluded.
-        cudaFuncAttributes attributes{};
-        cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
         const std::int64_t local_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
         request = with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
                                           std::max<std::int64_t>(local_bytes, 1)});
@@ -124,6 +123,10 @@ std::int64_t barrier_count(const FusedKernelTraits& t) {
     return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks;
 }
 
+unsigned* plan_forward(WorkspacePlan& plan, const FusedKernelTraits& t) {
+    return static_cast<unsigned*>(plan.take(barrier_count(t), sizeof(unsigned)));
+}
+
 struct BackwardWorkspace {
     unsigned* barriers;
     void* d_gates; // [T, B, NH, G, DH] in dtype, slot order
@@ -137,6 +140,17 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
     w.d_gates = plan.take(p.time_steps * p.batch * p.heads * p.head_dim * cell_info(cell).num_gates, bytes_of(dtype));
     w.parameters = alternating::plan_parameter_gradients(plan, cell, p);
     return w;
+}
+
+// The tensors' layouts as the kernels index them (the same functions as the alternating backend).
+TensorLayouts layouts_of(Cell cell, const ProblemShape& p) {
+    const CellInfo info = cell_info(cell);
+    return {gate_inputs_layout(info, p),
+            recurrent_weights_layout(info, p),
+            bias_layout(info, p),
+            states_layout(info, p),
+            state_sequence_layout(info, p),
+            {p.batch, p.heads, info.num_gates, p.head_dim}};
 }
 
 std::string context_of(const char* pass, Cell cell, DType dtype) {
@@ -185,7 +199,7 @@ void prepare(Cell cell, const ProblemShape& problem, DType dtype) {
 std::size_t forward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
     validate(problem);
     WorkspacePlan plan;
-    plan.take(barrier_count(kernel_for(cell, problem, dtype, FusedPass::forward).traits), sizeof(unsigned));
+    plan_forward(plan, kernel_for(cell, problem, dtype, FusedPass::forward).traits);
     return plan.size();
 }
 
@@ -207,21 +221,20 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     cuda::require(args.states, context, "states");
     cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::forward);
-    cuda::check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
-    ForwardParams params{args.gate_inputs,
-                         args.recurrent_weights,
-                         args.bias,
-                         args.initial_states,
-                         args.states,
-                         args.last_state,
-                         static_cast<float*>(args.gate_cache),
-                         nullptr,
-                         p.time_steps,
-                         static_cast<int>(p.batch),
-                         static_cast<int>(p.heads),
-                         0,
-                         p.gate_input_layout == SequenceLayout::batch_first ? 1 : 0};
-    launch_all(k, params, static_cast<unsigned*>(workspace), stream);
+    WorkspacePlan plan(workspace);
+    unsigned* barriers = plan_forward(plan, k.traits);
+    cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
+    const ForwardParams params{layouts_of(cell, p),
+                               args.gate_inputs,
+                               args.recurrent_weights,
+                               args.bias,
+                               args.initial_states,
+                               args.states,
+                               args.last_state,
+                               static_cast<float*>(args.gate_cache),
+                               nullptr,
+                               0};
+    launch_all(k, params, barriers, stream);
 }
 
 void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
@@ -238,26 +251,22 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     cuda::require(args.d_initial_states, context, "d_initial_states");
     cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::backward);
-    cuda::check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);
-    BackwardParams params{args.recurrent_weights,
-                          args.states,
-                          static_cast<const float*>(args.gate_cache),
-                          args.d_states,
-                          args.d_last_state,
-                          args.d_gate_inputs,
-                          w.d_gates,
-                          args.d_initial_states,
-                          nullptr,
-                          p.time_steps,
-                          static_cast<int>(p.batch),
-                          static_cast<int>(p.heads),
-                          0,
-                          p.gate_input_layout == SequenceLayout::batch_first ? 1 : 0,
-                          policy.mode == RecurrentGradient::Mode::clipped ? 1 : 0,
-                          policy.mode == RecurrentGradient::Mode::cut ? 1 : 0,
-                          static_cast<float>(policy.clip_value)};
+    cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
+    const BackwardParams params{layouts_of(cell, p),
+                                args.recurrent_weights,
+                                args.states,
+                                static_cast<const float*>(args.gate_cache),
+                                args.d_states,
+                                args.d_last_state,
+                                args.d_gate_inputs,
+                                w.d_gates,
+                                args.d_initial_states,
+                                nullptr,
+                                0,
+                                {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
+                                policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};
     launch_all(k, params, w.barriers, stream);
     alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
                                      args.d_bias, stream);

@@ -153,8 +153,15 @@ struct Product {
     const uint4* shared_tiles; // this warp's tiles in shared memory, [row tile][tile][lane]
     int lane, row_warp, k_warp;
 
-    // Loads R once: a(row, k) is the element at the block's row and k (0 outside the matrix).
-    template <class BlockElement> __device__ void load(BlockElement a, uint4* warp_shared_tiles) {
+    __device__ Product()
+        : shared_tiles(nullptr), lane(threadIdx.x % kWarp), row_warp(threadIdx.x / kWarp % Traits::row_warps),
+          k_warp(threadIdx.x / kWarp / Traits::row_warps) {}
+
+    // Loads R once: a(row, k) is the element at the block's row and k (0 outside the matrix); the
+    // tiles not held in registers go to the warp's part of the block's R tiles in shared memory.
+    template <class BlockElement> __device__ void load(BlockElement a, uint4* block_shared_tiles) {
+        uint4* warp_shared_tiles =
+            block_shared_tiles + threadIdx.x / kWarp * Traits::row_tiles_per_warp * Traits::k_tiles_in_shared_memory * kWarp;
 #pragma unroll
         for (int i = 0; i < Traits::row_tiles_per_warp; ++i) {
             const int row_tile = row_warp + i * Traits::row_warps;
@@ -294,9 +301,10 @@ __device__ inline void gather_rows(OperandElement* operand, int rows, Source sou
 
 // Where a block works: its head, batch block and row block, from blockIdx.x.
 struct BlockPlace {
-    int head, group, row_block, batch_base;
-    __device__ BlockPlace(int head_offset) {
+    int head, group, row_block, batch_base, unit_base;
+    __device__ explicit BlockPlace(int head_offset) {
         row_block = blockIdx.x % Traits::row_blocks;
+        unit_base = row_block * kUnits;
         group = blockIdx.x / Traits::row_blocks;
         const int batch_block = group % Traits::batch_blocks;
         head = head_offset + group / Traits::batch_blocks;

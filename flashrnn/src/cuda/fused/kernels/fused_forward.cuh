@@ -11,8 +11,9 @@
 
 namespace flashrnn::fused {
 
-extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_forward(const ForwardParams p) {
+extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_forward(const __grid_constant__ ForwardParams p) {
     extern __shared__ __align__(16) unsigned char shared[];
+    const TensorLayouts& l = p.layouts;
     const Element* wx = static_cast<const Element*>(p.gate_inputs);
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
     const Element* bias = static_cast<const Element*>(p.bias);
@@ -22,19 +23,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
     const BlockPlace place(p.head_offset);
-    const int dh = Traits::head_dim, nh = p.heads, batch = p.batch;
-    const long long T = p.time_steps;
-    const int unit_base = place.row_block * kUnits;
-    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    auto state_at = [&](int s, long long t, int b, int d) {
-        return states + (((s * (T + 1) + t) * batch + b) * nh + place.head) * (long long)dh + d;
-    };
+    const int dh = Traits::head_dim, h = place.head, batch = static_cast<int>(l.sequence.batch);
+    const long long T = l.sequence.time_steps;
+
     // A split head: the state s0 at time t of every unit, from the states the group wrote.
     auto gather_state = [&](long long t) {
         gather_rows(
             operand, kBatchRows,
             [&](int n) -> const Element* {
-                return place.batch_base + n < batch ? state_at(0, t, place.batch_base + n, 0) : nullptr;
+                const int b = place.batch_base + n;
+                return b < batch ? states + l.sequence.offset(0, t, b, h, 0) : nullptr;
             },
             [](int n, int d) { return n * kOperandStride + d; });
     };
@@ -43,34 +41,25 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
             const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            const int n = i / kUnits, b = place.batch_base + n, d = place.unit_base + i % kUnits;
             const bool live = i < kBatchRows * kUnits && b < batch && t < T;
 #pragma unroll
             for (int g = 0; g < G; ++g)
-                pre[item][g] = live ? to_float(bias[((long long)g * nh + place.head) * dh + d]) : 0.0f;
+                pre[item][g] = live ? to_float(bias[l.bias.offset(g, h, d)]) : 0.0f;
 #pragma unroll
-            for (int k = 0; k < Cell::num_input_gates; ++k) {
-                const long long outer = p.batch_first ? (long long)b * T + t : t * batch + b;
-                if (live)
-                    pre[item][Cell::gate_of_input_row(k)] +=
-                        to_float(wx[((outer * Cell::num_input_gates + k) * nh + place.head) * dh + d]);
-            }
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                if (live) pre[item][Cell::gate_of_input_row(k)] += to_float(wx[l.gate_inputs.offset(t, b, k, h, d)]);
         }
     };
 
     // R: block row = unit * G_rec + gate block, k = previous state unit.
     Product product;
-    product.lane = lane;
-    product.row_warp = warp % Traits::row_warps;
-    product.k_warp = warp / Traits::row_warps;
     product.load(
         [&](int row, int k) {
-            const int unit = unit_base + row / G_REC;
             if (row >= kUnits * G_REC || k >= dh) return 0.0f;
-            return to_float(r[(((long long)(row % G_REC) * nh + place.head) * dh + unit) * dh + k]);
+            return to_float(r[l.recurrent_weights.offset(row % G_REC, h, place.unit_base + row / G_REC, k)]);
         },
-        reinterpret_cast<uint4*>(shared + kShared.r_tiles) +
-            warp * Traits::row_tiles_per_warp * Traits::k_tiles_in_shared_memory * kWarp);
+        reinterpret_cast<uint4*>(shared + kShared.r_tiles));
 
     // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
     // copied to states[:, 0] and become the first operand.
@@ -78,13 +67,14 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         operand[i] = to_operand(0.0f);
     __syncthreads();
     for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
-        const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+        const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
         for (int s = 0; s < S; ++s) {
             float value = 0.0f;
             if (b < batch) {
-                const Element x = static_cast<const Element*>(p.initial_states)[((s * batch + b) * nh + place.head) * (long long)dh + d];
+                const Element x = static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
                 value = to_float(x);
-                *state_at(s, 0, b, d) = x;
+                states[l.sequence.offset(s, 0, b, h, d)] = x;
+                if (!Traits::cooperative && s == 0) operand[n * kOperandStride + d] = to_operand(value);
             }
             cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
         }
@@ -93,14 +83,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     if (Traits::cooperative) {
         arrivals += Traits::row_blocks;
         group_barrier(p.barriers + place.group, arrivals);
-    }
-    if (Traits::cooperative) {
         gather_state(0);
-    } else {
-        for (int i = threadIdx.x; i < kBatchRows * dh; i += Traits::threads_per_block) {
-            const int n = i / dh, d = i % dh, b = place.batch_base + n;
-            if (b < batch) operand[n * kOperandStride + d] = to_operand(to_float(*state_at(0, 0, b, d)));
-        }
     }
     __syncthreads();
 
@@ -122,7 +105,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
             const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = unit_base + unit;
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
             if (i >= kBatchRows * kUnits || b >= batch) continue;
 #pragma unroll
             for (int k = 0; k < G_REC; ++k)
@@ -136,16 +119,14 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             for (int s = 0; s < S; ++s) {
                 cell_states[(s * kBatchRows + n) * kUnits + unit] = next[s];
                 const Element out = from_float(next[s]);
-                *state_at(s, t + 1, b, d) = out;
-                if (p.last_state && t + 1 == T)
-                    static_cast<Element*>(p.last_state)[((s * batch + b) * nh + place.head) * (long long)dh + d] = out;
+                states[l.sequence.offset(s, t + 1, b, h, d)] = out;
+                if (p.last_state && t + 1 == T) static_cast<Element*>(p.last_state)[l.single.offset(s, b, h, d)] = out;
             }
             if (!Traits::cooperative) operand[n * kOperandStride + d] = to_operand(next[0]);
             if (p.gate_cache) {
-                float* cache = p.gate_cache + (((t * batch + b) * nh + place.head) * G) * (long long)dh + d;
 #pragma unroll
                 for (int slot = 0; slot < G; ++slot)
-                    cache[slot * (long long)dh] = pre[item][alternating::gate_of_slot<Cell>(slot)];
+                    p.gate_cache[l.gate_slots.offset(t, b, h, slot, d)] = pre[item][alternating::gate_of_slot<Cell>(slot)];
             }
         }
 

@@ -2,39 +2,59 @@
 // and by the kernels compiled with NVRTC (which has no standard library: plain types only).
 #pragma once
 
+#include "cuda/alternating/recurrent_gradient_policy.hpp"
 #include "flashrnn/host_device.hpp"
+#include "flashrnn/layout.hpp"
 
 namespace flashrnn::fused {
 
+// The per-step gate buffers of both backends (the gate cache, the gate gradients):
+// [T, B, NH, slots, DH], the gates in slot order (cuda/alternating/gate_slots.hpp).
+struct GateSlotsLayout {
+    LayoutIndex batch, heads, slots, head_dim;
+    FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex t, LayoutIndex b, LayoutIndex h, LayoutIndex slot,
+                                                      LayoutIndex d) const {
+        return (((t * batch + b) * heads + h) * slots + slot) * head_dim + d;
+    }
+};
+
+// The layouts of the API's tensors (flashrnn/layout.hpp), built on the host by tensor_shapes.hpp.
+struct TensorLayouts {
+    GateInputsLayout gate_inputs;
+    RecurrentWeightsLayout recurrent_weights;
+    BiasLayout bias;
+    StatesLayout single;           // initial states, last state and their gradients
+    StateSequenceLayout sequence;  // all states and their gradient
+    GateSlotsLayout gate_slots;
+};
+
 struct ForwardParams {
-    const void* gate_inputs;       // Wx [T, B, G_in, NH, DH] or [B, T, G_in, NH, DH]
-    const void* recurrent_weights; // R  [G_rec, NH, DH, DH]
-    const void* bias;              // b  [G, NH, DH]
-    const void* initial_states;    // [S, B, NH, DH]
-    void* states;                  // out [S, T+1, B, NH, DH]
-    void* last_state;              // out [S, B, NH, DH], or null
-    float* gate_cache;             // out [T, B, NH, G, DH] in slot order (fp32), or null
+    TensorLayouts layouts;
+    const void* gate_inputs;
+    const void* recurrent_weights;
+    const void* bias;
+    const void* initial_states;
+    void* states;                  // out
+    void* last_state;              // out, or null
+    float* gate_cache;             // out (fp32), or null
     unsigned* barriers;            // one zeroed counter per group of blocks that share a head
-    long long time_steps;
-    int batch, heads, head_offset; // head_offset: the first head of this launch
-    int batch_first;
+    int head_offset;               // the first head of this launch
 };
 
 struct BackwardParams {
-    const void* recurrent_weights; // R [G_rec, NH, DH, DH]
-    const void* states;            // the forward's [S, T+1, B, NH, DH]
-    const float* gate_cache;       // the forward's [T, B, NH, G, DH] (fp32, slot order)
-    const void* d_states;          // upstream [S, T+1, B, NH, DH], or null
-    const void* d_last_state;      // upstream [S, B, NH, DH], or null
+    TensorLayouts layouts;
+    const void* recurrent_weights;
+    const void* states;            // the forward's
+    const float* gate_cache;       // the forward's (fp32)
+    const void* d_states;          // upstream, or null
+    const void* d_last_state;      // upstream, or null
     void* d_gate_inputs;           // out, layout of Wx
-    void* d_gates;                 // out [T, B, NH, G, DH] in slot order (for dR and db)
-    void* d_initial_states;        // out [S, B, NH, DH]
+    void* d_gates;                 // out, gate slots layout (for dR and db)
+    void* d_initial_states;        // out
     unsigned* barriers;
-    long long time_steps;
-    int batch, heads, head_offset;
-    int batch_first;
-    int clip, cut;                 // the recurrent-gradient policy
-    float clip_value;
+    int head_offset;
+    alternating::RecurrentGradientPolicy policy;
+    int cut;                       // no gradient through R
 };
 
 // Elements of padding after each batch row of the operand buffer: rows then start 16 bytes apart
