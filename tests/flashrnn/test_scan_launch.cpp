@@ -33,7 +33,7 @@ TEST_CASE("scan launch: every preset, kernel, length and dtype gets a compiled c
                         CHECK(c.threads_per_block <= limits.max_threads_per_block);
                         CHECK(c.threads_per_block % limits.warp_size == 0);
                         if (!aligned) CHECK(c.access != ScanAccess::vector);
-                        if (c.access == ScanAccess::vector) CHECK(c.elements_per_thread * bytes == 16);
+                        if (c.access == ScanAccess::vector) CHECK(c.elements_per_thread * bytes % 16 == 0);
                         const std::int64_t tile = std::int64_t{c.elements_per_thread} * c.threads_per_block;
                         CHECK((c.threads_per_block == limits.warp_size || tile < 2 * length));
                     }
@@ -45,14 +45,17 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
     // fp32 forward, long rows: shared access, 8 elements (32 bytes) per thread, tile 2048.
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 4, true, false}) ==
           ScanConfig{8, 256, ScanAccess::shared});
-    // backward: 16 bytes per thread; bf16: one warp per row.
+    // backward: 16 bytes per thread in fp32; bf16: one warp per row, 32 bytes per thread.
     CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 4, true, false}) ==
           ScanConfig{4, 512, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 2, true, false}) ==
-          ScanConfig{8, 32, ScanAccess::shared});
-    // RG-LRU: 32 bytes per thread where compiled (fp32 8 x 256), bf16 one warp per row.
-    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 4, true, false}) ==
+          ScanConfig{16, 32, ScanAccess::shared});
+    // RG-LRU: 32 bytes per thread where compiled (fp32 forward 8 x 256, backward tiles of 1024), bf16
+    // one warp per row.
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_forward, {13200, 65536, 4, true, false}) ==
           ScanConfig{8, 256, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 4, true, false}) ==
+          ScanConfig{8, 128, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 2, true, false}) ==
           ScanConfig{8, 32, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 2, false, false}) ==

@@ -7,8 +7,16 @@
 //  - Bad arguments are refused before any launch.
 #include <doctest/doctest.h>
 
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "flashrnn/linrec.hpp"
@@ -162,24 +170,29 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
 TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
     std::mt19937_64 rng(5);
     for (DType dtype : {DType::fp32, DType::bf16})
-        for (std::int64_t length : {1LL, 33LL, 513LL, 4097LL}) {
-            const std::int64_t rows = 3, stride = length + 5;
+        for (std::int64_t length : {1LL, 33LL, 513LL, 520LL, 4097LL}) {
+            // misaligned rows (vector access falls back to shared), and at 520 aligned ones
+            const std::int64_t rows = 3, stride = length % 8 == 0 ? length + 8 : length + 5;
             const ScanShape shape{rows, length};
             const auto n = static_cast<std::size_t>(rows * length);
             const auto x = random_signs(n, true, rng), c = random_signs(n, false, rng);
             DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride),
-                y_out(dtype, rows, length, length);
-            DeviceRows dx_out(dtype, rows, length, length), dc_out(dtype, rows, length, length);
+                y_out(dtype, rows, length, stride);
+            DeviceRows dx_out(dtype, rows, length, stride), dc_out(dtype, rows, length, stride);
             dx_in.upload(x);
             dc_in.upload(c);
             for (bool reverse : {false, true}) {
                 const auto y_want = rounded_to(dtype, reference::linrec_forward(x, c, shape, reverse));
                 const auto g = reference::linrec_backward(x, c, y_want, shape, reverse);
-                for (ScanAccess access : kLinrecDomains.accesses) {
+                // every access scheme in a block of warps; one warp; several vector packets per thread
+                for (const ScanConfig& config :
+                     {ScanConfig{8, 128, ScanAccess::direct}, ScanConfig{8, 128, ScanAccess::shared},
+                      ScanConfig{8, 128, ScanAccess::vector}, ScanConfig{16, 128, ScanAccess::vector},
+                      ScanConfig{16, 32, ScanAccess::shared}, ScanConfig{16, 32, ScanAccess::vector}}) {
                     CAPTURE(length);
                     CAPTURE(reverse);
-                    CAPTURE(to_string(access));
-                    const LinrecOptions options{LinrecVariant::pipe, ScanConfig{8, 128, access}};
+                    CAPTURE(describe(config));
+                    const LinrecOptions options{LinrecVariant::pipe, config};
                     y_out.poison();
                     linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr, options);
                     linrec_backward(dtype, shape, dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(), dc_out.out(), reverse,
@@ -230,4 +243,154 @@ TEST_CASE("linrec harness: a value written into a gap between rows shows") {
         CHECK_FALSE(dirty.gaps_untouched);
         CHECK(dirty.values == clean.values);
     }
+}
+
+// The longest sequence: linrec on the longest sequence the scans accept: one row of 2^31 - 1 bf16 elements, forward and
+// backward, in the exact mode (c in {-1, 1}, x and dy in {-1, 0, 1}): the states are integers that
+// fp32 holds exactly (a random walk of 2^31 steps stays far below 2^24; checked), so every stored
+// element must equal the reference's, rounded once to bf16. dc = y_{l-1} dx_l is one fp32 product
+// (of up to ~2^34, not exact in fp32) rounded to bf16: the reference does the same product in fp32.
+// Every element is compared (not only a sample): positions past 2^31 / 2 and the tail exercise the
+// 64-bit index arithmetic. The data is made on the host in bf16 bits (no float64 copies: 4.3 GB per
+// tensor), about 26 GB on the device and on the host.
+namespace long_sequence {
+
+using Bits = std::uint16_t; // a bf16 value's bits
+
+float float_of(Bits b) {
+    const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// Round to nearest even, as __float2bfloat16_rn (no NaN occurs here).
+Bits bf16_of(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return static_cast<Bits>(u >> 16);
+}
+
+std::uint64_t mix(std::uint64_t z) { // splitmix64's finaliser
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Element i of a pseudo-random sequence: {-1, 0, 1} (zero half the time) or, with `sign_only`, {-1, 1}.
+std::vector<Bits> random_values(std::int64_t count, std::uint64_t seed, bool sign_only) {
+    constexpr Bits kMinusOne = 0xBF80, kZero = 0x0000, kOne = 0x3F80;
+    std::vector<Bits> v(static_cast<std::size_t>(count));
+    for (std::int64_t block = 0; block * 32 < count; ++block) {
+        const std::uint64_t bits = mix(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(block));
+        const std::int64_t end = std::min<std::int64_t>(count, block * 32 + 32);
+        for (std::int64_t i = block * 32; i < end; ++i) {
+            const unsigned k = static_cast<unsigned>(bits >> (2 * (i - block * 32))) & 3u;
+            v[static_cast<std::size_t>(i)] = sign_only ? (k & 1u ? kOne : kMinusOne) : (k == 0 ? kMinusOne : (k == 1 ? kOne : kZero));
+        }
+    }
+    return v;
+}
+
+struct RawDeviceBuffer {
+    void* data = nullptr;
+    explicit RawDeviceBuffer(std::size_t bytes) { cuda_ok(cudaMalloc(&data, bytes), "cudaMalloc"); }
+    RawDeviceBuffer(const RawDeviceBuffer&) = delete;
+    RawDeviceBuffer& operator=(const RawDeviceBuffer&) = delete;
+    ~RawDeviceBuffer() { cudaFree(data); }
+    void upload(const std::vector<Bits>& v) {
+        cuda_ok(cudaMemcpy(data, v.data(), v.size() * sizeof(Bits), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    void poison(std::size_t bytes) { cuda_ok(cudaMemset(data, 0xFF, bytes), "cudaMemset"); } // bf16 NaN
+    std::vector<Bits> download(std::size_t count) const {
+        std::vector<Bits> v(count);
+        cuda_ok(cudaMemcpy(v.data(), data, count * sizeof(Bits), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        return v;
+    }
+};
+
+// The first index where got and want differ as values (+0 and -0 equal; NaN differs), or -1.
+std::int64_t first_difference(const std::vector<Bits>& got, const std::vector<Bits>& want) {
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (got[i] != want[i] && !(float_of(got[i]) == float_of(want[i]))) return static_cast<std::int64_t>(i);
+    return -1;
+}
+
+std::string at(const std::vector<Bits>& got, const std::vector<Bits>& want, std::int64_t i) {
+    if (i < 0) return "none";
+    const auto k = static_cast<std::size_t>(i);
+    return "element " + std::to_string(i) + ": got " + std::to_string(float_of(got[k])) + ", want " +
+           std::to_string(float_of(want[k]));
+}
+
+} // namespace long_sequence
+
+TEST_CASE("linrec long: one bf16 sequence of length 2^31 - 1, forward and backward, bit-exact") {
+    using namespace long_sequence;
+    const std::int64_t length = kMaxScanLength;
+    const auto n = static_cast<std::size_t>(length);
+    const std::size_t bytes = n * sizeof(Bits);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (free_bytes < 6 * bytes + (std::size_t{1} << 30)) {
+        MESSAGE("skipped: needs " << 6 * bytes / 1e9 << " GB of device memory, " << free_bytes / 1e9 << " GB free");
+        return;
+    }
+    const ScanShape shape{1, length};
+    const auto x = random_values(length, 1, false), c = random_values(length, 2, true), dy = random_values(length, 3, false);
+    RawDeviceBuffer dx_in(bytes), dc_in(bytes), d_dy(bytes), d_y(bytes), d_dx(bytes), d_dc(bytes);
+    dx_in.upload(x);
+    dc_in.upload(c);
+    d_dy.upload(dy);
+    d_y.poison(bytes);
+    d_dx.poison(bytes);
+    d_dc.poison(bytes);
+    const LinrecOptions automatic{};
+    CAPTURE(describe(linrec_config(DType::bf16, shape, false, true)));
+    CAPTURE(describe(linrec_config(DType::bf16, shape, true, true)));
+    auto in = [&](const RawDeviceBuffer& b) { return ConstRows{b.data, length}; };
+    auto out = [&](const RawDeviceBuffer& b) { return Rows{b.data, length}; };
+    linrec_forward(DType::bf16, shape, in(dx_in), in(dc_in), out(d_y), false, nullptr, automatic);
+    linrec_backward(DType::bf16, shape, in(d_dy), in(dc_in), in(d_y), out(d_dx), out(d_dc), false, nullptr, automatic);
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+
+    // Forward: y_l = c_l y_{l-1} + x_l.
+    std::vector<Bits> want(n);
+    double h = 0, largest = 0;
+    for (std::size_t l = 0; l < n; ++l) {
+        h = float_of(c[l]) * h + float_of(x[l]);
+        largest = std::max(largest, std::abs(h));
+        want[l] = bf16_of(static_cast<float>(h));
+    }
+    REQUIRE(largest < 16777216.0); // the premise of exactness
+    const auto y = d_y.download(n);
+    const std::int64_t fy = first_difference(y, want);
+    CHECK_MESSAGE(fy < 0, "y differs at " << at(y, want, fy));
+    // Backward from the stored y: dx_l = dy_l + c_{l+1} dx_{l+1}, dc_l = y_{l-1} dx_l.
+    const auto dx = d_dx.download(n);
+    {
+        double g = 0, largest_g = 0;
+        for (std::size_t l = n; l-- > 0;) {
+            const double c_after = l + 1 < n ? float_of(c[l + 1]) : 0.0;
+            g = c_after * g + float_of(dy[l]);
+            largest_g = std::max(largest_g, std::abs(g));
+            want[l] = bf16_of(static_cast<float>(g));
+        }
+        REQUIRE(largest_g < 16777216.0);
+    }
+    const std::int64_t fx = first_difference(dx, want);
+    CHECK_MESSAGE(fx < 0, "dx differs at " << at(dx, want, fx));
+    const auto dc = d_dc.download(n);
+    {
+        double g = 0;
+        for (std::size_t l = n; l-- > 0;) {
+            const double c_after = l + 1 < n ? float_of(c[l + 1]) : 0.0;
+            g = c_after * g + float_of(dy[l]);
+            const float y_before = l > 0 ? float_of(y[l - 1]) : 0.0f;
+            want[l] = bf16_of(y_before * static_cast<float>(g));
+        }
+    }
+    const std::int64_t fc = first_difference(dc, want);
+    CHECK_MESSAGE(fc < 0, "dc differs at " << at(dc, want, fc));
 }

@@ -16,9 +16,8 @@ namespace flashrnn {
 //  direct: element-wise loads and stores of the chunk (any alignment);
 //  shared: each warp reads its span coalesced, element by element, and transposes it through shared
 //          memory (any alignment);
-//  vector: the chunk in aligned 16-byte packets (or one narrower packet): one packet per thread is
-//          its chunk, several are read by the warp 32 packets at a time and transposed through shared
-//          memory; needs aligned rows.
+//  vector: the chunk in consecutive aligned 16-byte packets (or one narrower packet), no transposition;
+//          needs aligned rows.
 enum class ScanAccess { direct = 0, shared = 1, vector = 2 };
 
 std::string_view to_string(ScanAccess access);

@@ -38,22 +38,29 @@ Domains domains_of(ScanKernel kernel) {
     throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
-// Registers a thread needs, estimated from what it holds: two tiles of raw loads (the current one and
-// the prefetched one) and about four fp32 values per element (map, state, saved values), plus a base.
-// Checked against ptxas' report (-Xptxas -v) for the compiled kernels: an overestimate keeps the
-// solver away from configurations that would spill.
+// Registers a thread needs, estimated from what it holds: two tiles of raw loads (the one being
+// unpacked and the next one, issued right after) and about four fp32 values per element (map, state,
+// saved values), plus a base. Vector access keeps 16-bit elements packed two to
+// a register; element-wise loads take a register each. Checked against ptxas' report (-Xptxas -v)
+// for the compiled kernels: an overestimate keeps the solver away from configurations that would
+// spill.
 Integer register_estimate_base() { return 32; }
 
 // The preferences below come from timing every compiled configuration on an H100 (shape 13200 x L,
 // L = 1024 .. 65536; docs/benchmarks.md): shared access is the fastest or within a few percent
 // everywhere; linrec's forward and the RG-LRU (math per element to overlap with the loads) like 32
-// bytes per thread and tensor, linrec's backward (three loads, two stores) 16; fp32 tiles of 2048
-// elements, shorter for short sequences; 16-bit rows are fastest with one warp each (tiles of 256 or
-// 512): more rows per SM in flight at the occupancy their registers allow.
-std::int64_t target_tile(std::int64_t length, int bytes_per_element) {
-    return std::clamp<std::int64_t>(length, 128, bytes_per_element == 2 ? 256 : 2048);
+// bytes per thread and tensor, linrec's backward (three loads, two stores) 16 for fp32 and 32 for
+// 16-bit elements (16 elements: the per-tile scan across lanes is paid over more elements); fp32
+// tiles of 2048 elements (1024 for the RG-LRU's backward), shorter for short sequences; 16-bit rows
+// are fastest with one warp each (tiles of 256 or 512): more rows per SM in flight at the occupancy
+// their registers allow.
+std::int64_t target_tile(ScanKernel kernel, std::int64_t length, int bytes_per_element) {
+    const std::int64_t longest = bytes_per_element == 2 ? 256 : (kernel == ScanKernel::rglru_backward ? 1024 : 2048);
+    return std::clamp<std::int64_t>(length, 128, longest);
 }
-int target_bytes_per_thread(ScanKernel kernel) { return kernel == ScanKernel::linrec_backward ? 16 : 32; }
+int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element) {
+    return kernel == ScanKernel::linrec_backward && bytes_per_element == 4 ? 16 : 32;
+}
 
 } // namespace
 
@@ -175,19 +182,25 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 
     m.add(threads <= limits.max_threads_per_block, "at most the device's threads per block");
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
-    const constrint::Expr registers = register_estimate_base() + elements * (2 * loaded + 4);
-    m.add(registers <= limits.max_registers_per_thread, "registers per thread within the per-thread limit");
-    m.add(registers * threads <= limits.max_registers_per_block, "registers of the block within the block limit");
+    const constrint::Expr raw_loads = 2 * elements * loaded; // 32-bit registers, element-wise
+    const constrint::Expr registers_elementwise = register_estimate_base() + raw_loads + 4 * elements;
+    const constrint::Expr registers_packed = register_estimate_base() + raw_loads * bytes / 4 + 4 * elements;
+    m.add((access == 2) | (registers_elementwise <= limits.max_registers_per_thread),
+          "registers per thread within the per-thread limit (element-wise loads)");
+    m.add((access != 2) | (registers_packed <= limits.max_registers_per_thread),
+          "registers per thread within the per-thread limit (vector loads)");
+    m.add((access == 2) | (registers_elementwise * threads <= limits.max_registers_per_block),
+          "registers of the block within the block limit (element-wise loads)");
+    m.add((access != 2) | (registers_packed * threads <= limits.max_registers_per_block),
+          "registers of the block within the block limit (vector loads)");
     // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, where chunks are
-    // staged (shared access; vector access with several packets per thread), a padded staging area of
-    // 33 E floats per warp.
+    // staged (shared access), a padded staging area of 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;
     const constrint::Expr staging = constrint::Expr(132) * elements * warps;
-    m.add((access == 0) | ((access == 2) & (elements * bytes <= 16)) |
-              (16 * warps + staging + 128 <= limits.shared_memory_per_block),
+    m.add((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
-    m.add((access != 2) | (elements * bytes == 16), "vector access in one 16-byte packet per thread and tensor");
+    m.add((access != 2) | (elements * bytes % 16 == 0), "vector access in whole 16-byte packets per thread and tensor");
     if (problem.single_tile)
         m.add(tile >= length, "the tile variant holds the whole sequence in one tile");
     else
@@ -196,8 +209,8 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 
     m.search({access, elements, threads});
     m.minimize(constrint::abs(access - 1)); // shared first, then vector or direct
-    m.minimize(constrint::abs(elements * bytes - target_bytes_per_thread(kernel)));
-    m.minimize(constrint::abs(tile - Integer(target_tile(problem.length, problem.bytes_per_element))));
+    m.minimize(constrint::abs(elements * bytes - target_bytes_per_thread(kernel, problem.bytes_per_element)));
+    m.minimize(constrint::abs(tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
     m.maximize(access); // vector before direct
 
     constrint::SolveOptions options;

@@ -1,9 +1,14 @@
 // Loading and storing a thread's chunk: elements [start, start + E) of one row, clipped to the row's
 // length. Three schemes (ScanAccess): direct element-wise access; shared, where each warp reads its
-// span of 32 * E elements coalesced (lane-strided) and transposes it through shared memory; vector, in
-// aligned packets of up to 16 bytes (the rows must be aligned: the host checks, else it uses shared):
-// one packet per thread is the thread's chunk, several are read lane-strided (32 consecutive packets
-// per warp access) and transposed through shared memory like shared access. Loading is split in two:
+// span of 32 * E elements coalesced (lane-strided) and transposes it through shared memory; vector,
+// the thread's own chunk in consecutive aligned packets of up to 16 bytes (the rows must be aligned:
+// the host checks, else it uses shared). With several packets per thread, one warp access reads one
+// packet of every lane's chunk, spread over the warp's span, and the next accesses the rest of the
+// same sectors (from L1 where it still holds them): no shared-memory round trip and no per-element
+// loads, which is what 16-bit elements need (twice the elements per byte of fp32, so twice the
+// instructions per byte moved). Measured on the H100 (docs/benchmarks.md): better than the
+// transposed lane-strided reading for bf16, worse for fp32 with 16 elements per thread; the model
+// prefers shared access anyway. Loading is split in two:
 // fetch() issues the global loads into registers (so that later tiles' loads are in flight while this
 // tile is scanned) and unpack() turns them into fp32 values in memory order.
 #pragma once
@@ -27,10 +32,8 @@ template <int E> struct WarpStaging {
 // Elements per packet in vector access: up to 16 bytes, at most the chunk.
 template <class T, int E> inline constexpr int kPacketElements = (E * sizeof(T) <= 16) ? E : 16 / sizeof(T);
 
-// Whether a chunk goes through the warp's staging area: shared access, and vector access with several
-// packets per thread.
-template <class T, int E, ScanAccess A>
-inline constexpr bool kStaged = A == ScanAccess::shared || (A == ScanAccess::vector && kPacketElements<T, E> < E);
+// Whether a chunk goes through the warp's staging area: shared access only.
+template <class T, int E, ScanAccess A> inline constexpr bool kStaged = A == ScanAccess::shared;
 
 // The warps' staging areas of a block (`used`: kStaged of its chunks), or nothing.
 template <bool used, int E, int kThreads> struct StagingStorage {
@@ -39,39 +42,6 @@ template <bool used, int E, int kThreads> struct StagingStorage {
 };
 template <int E, int kThreads> struct StagingStorage<false, E, kThreads> {
     __device__ __forceinline__ float* warp_words(int) { return nullptr; }
-};
-
-// The lane-strided layout of a warp's span in W-element packets (vector access with several packets
-// per thread; shared access is the same with W = 1): item j of a lane is the span's item 32 j + lane. Through the staging area, the items are
-// transposed to or from the chunk layout (E consecutive elements per lane). Every lane of the warp
-// must call these.
-template <int E, int W> struct StridedItems {
-    static constexpr int kItems = E / W;
-    static __device__ __forceinline__ int lane() { return static_cast<int>(threadIdx.x) % kWarpSize; }
-    // Element v of the lane's item j, relative to the span's start.
-    static __device__ __forceinline__ int element(int j, int v) { return (j * kWarpSize + lane()) * W + v; }
-    template <class Value> static __device__ __forceinline__ void to_chunk(Value&& value_at, float (&values)[E], float* staging) {
-#pragma unroll
-        for (int j = 0; j < kItems; ++j)
-#pragma unroll
-            for (int v = 0; v < W; ++v)
-                staging[WarpStaging<E>::padded(element(j, v))] = value_at(j, v);
-        __syncwarp();
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-            values[e] = staging[WarpStaging<E>::padded(lane() * E + e)];
-        __syncwarp(); // the staging area is reused by the next tensor
-    }
-    // Writes the chunk into the staging area; then staged(j, v) reads item j's element v.
-    static __device__ __forceinline__ void from_chunk(const float (&values)[E], float* staging) {
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-            staging[WarpStaging<E>::padded(lane() * E + e)] = values[e];
-        __syncwarp();
-    }
-    static __device__ __forceinline__ float staged(const float* staging, int j, int v) {
-        return staging[WarpStaging<E>::padded(element(j, v))];
-    }
 };
 
 template <class T, int E, ScanAccess A> struct Chunk {
@@ -128,49 +98,36 @@ template <class T, int E, ScanAccess A> struct Chunk {
     }
 };
 
-// Vector access: packets of V elements, kept packed in registers until unpacked.
+// Vector access: the chunk as E / V consecutive packets of V elements, kept packed in registers until
+// unpacked.
 template <class T, int E> struct Chunk<T, E, ScanAccess::vector> {
     static constexpr int V = kPacketElements<T, E>;
-    using Items = StridedItems<E, V>;
-    // One packet: the thread's chunk; several: the packets lane + 32 j of the warp's span.
+    static_assert(E % V == 0, "a chunk is whole packets");
     Packet<T, V> packets[E / V];
 
     __device__ __forceinline__ void fetch(const T* row, std::int64_t start, std::int64_t length, T fill) {
-        if constexpr (V == E) {
-            if (start + E <= length) {
-                packets[0] = *reinterpret_cast<const Packet<T, V>*>(row + start);
-            } else {
+        if (start + E <= length) {
+            const auto* source = reinterpret_cast<const Packet<T, V>*>(row + start);
 #pragma unroll
-                for (int e = 0; e < E; ++e)
-                    packets[0].values[e] = start + e < length ? row[start + e] : fill;
-            }
+            for (int j = 0; j < E / V; ++j)
+                packets[j] = source[j];
         } else {
-            const std::int64_t span = start - static_cast<std::int64_t>(Items::lane()) * E;
-            if (span + kWarpSize * E <= length) {
-                const auto* source = reinterpret_cast<const Packet<T, V>*>(row + span) + Items::lane();
 #pragma unroll
-                for (int j = 0; j < Items::kItems; ++j)
-                    packets[j] = source[j * kWarpSize];
-            } else {
+            for (int j = 0; j < E / V; ++j)
 #pragma unroll
-                for (int j = 0; j < Items::kItems; ++j)
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        const std::int64_t i = span + Items::element(j, v);
-                        packets[j].values[v] = i < length ? row[i] : fill;
-                    }
-            }
+                for (int v = 0; v < V; ++v) {
+                    const std::int64_t i = start + j * V + v;
+                    packets[j].values[v] = i < length ? row[i] : fill;
+                }
         }
     }
 
-    __device__ __forceinline__ void unpack(float (&values)[E], float* staging) const {
-        if constexpr (V == E) {
+    __device__ __forceinline__ void unpack(float (&values)[E], float*) const {
 #pragma unroll
-            for (int e = 0; e < E; ++e)
-                values[e] = to_float(packets[0].values[e]);
-        } else {
-            Items::to_chunk([&](int j, int v) { return to_float(packets[j].values[v]); }, values, staging);
-        }
+        for (int j = 0; j < E / V; ++j)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                values[j * V + v] = to_float(packets[j].values[v]);
     }
 };
 
@@ -200,39 +157,18 @@ __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int
             }
         }
         __syncwarp();
-    } else if constexpr (kStaged<T, E, A>) { // vector access, several packets per thread
-        constexpr int V = kPacketElements<T, E>;
-        using Items = StridedItems<E, V>;
-        Items::from_chunk(values, staging);
-        const std::int64_t span = start - static_cast<std::int64_t>(Items::lane()) * E;
-        if (span + kWarpSize * E <= length) {
-            auto* target = reinterpret_cast<Packet<T, V>*>(row + span) + Items::lane();
+    } else if (start + E <= length) {
+        if constexpr (A == ScanAccess::vector) {
+            constexpr int V = kPacketElements<T, E>;
+            auto* target = reinterpret_cast<Packet<T, V>*>(row + start);
 #pragma unroll
-            for (int j = 0; j < Items::kItems; ++j) {
+            for (int j = 0; j < E / V; ++j) {
                 Packet<T, V> packet;
 #pragma unroll
                 for (int v = 0; v < V; ++v)
-                    packet.values[v] = from_float<T>(Items::staged(staging, j, v));
-                target[j * kWarpSize] = packet;
+                    packet.values[v] = from_float<T>(values[j * V + v]);
+                target[j] = packet;
             }
-        } else {
-#pragma unroll
-            for (int j = 0; j < Items::kItems; ++j)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    const std::int64_t i = span + Items::element(j, v);
-                    const float value = Items::staged(staging, j, v);
-                    if (i < length) row[i] = from_float<T>(value);
-                }
-        }
-        __syncwarp();
-    } else if (start + E <= length) {
-        if constexpr (A == ScanAccess::vector) {
-            Packet<T, E> packet;
-#pragma unroll
-            for (int e = 0; e < E; ++e)
-                packet.values[e] = from_float<T>(values[e]);
-            *reinterpret_cast<Packet<T, E>*>(row + start) = packet;
         } else {
 #pragma unroll
             for (int e = 0; e < E; ++e)

@@ -34,7 +34,6 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
     using Params = LinrecForwardParams<T>;
     struct Fetched {
         Chunk<T, E, A> x, c;
-        std::int64_t start;
     };
     struct Unpacked {};
     using Shared = NoShared;
@@ -49,11 +48,10 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
     __device__ __forceinline__ float initial_state() const { return 0.0f; }
 
     __device__ __forceinline__ void fetch(std::int64_t start, Fetched& f) const {
-        f.start = start;
         f.x.fetch(x, start, p.length, from_float<T>(0.0f));
         f.c.fetch(c, start, p.length, from_float<T>(1.0f));
     }
-    __device__ __forceinline__ void unpack(const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t, const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
         float xs[E], cs[E];
         f.x.unpack(xs, staging);
         f.c.unpack(cs, staging);
@@ -61,9 +59,9 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
         for (int e = 0; e < E; ++e)
             maps[e] = {cs[e], xs[e]};
     }
-    __device__ __forceinline__ void consume(const Fetched& f, const Unpacked&, const float (&states)[E],
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked&, const float (&states)[E],
                                             float* staging) const {
-        store_chunk<T, E, A>(y, f.start, p.length, states, staging);
+        store_chunk<T, E, A>(y, start, p.length, states, staging);
     }
     __device__ __forceinline__ void finish(float) const {}
 };
@@ -80,7 +78,6 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
     struct Fetched {
         Chunk<T, E, A> dy, c, y;
         T c_edge, y_edge;
-        std::int64_t start;
     };
     struct Unpacked {
         float y_before[E]; // y_{l-next}
@@ -99,7 +96,6 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
 
     __device__ __forceinline__ void fetch(std::int64_t start, Fetched& f) const {
         const T zero = from_float<T>(0.0f);
-        f.start = start;
         f.dy.fetch(dy, start, p.length, zero);
         f.c.fetch(c, start, p.length, zero);
         f.y.fetch(y, start, p.length, zero);
@@ -120,7 +116,7 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
         }
     }
 
-    __device__ __forceinline__ void unpack(const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
         float dys[E], cs[E], ys[E];
         f.dy.unpack(dys, staging);
         f.c.unpack(cs, staging);
@@ -141,7 +137,7 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
                 c_after = e > 0 ? cs[e - 1] : (first_lane ? to_float(f.c_edge) : c_of_previous_lane);
                 y_before = e + 1 < E ? ys[e + 1] : (last_lane ? to_float(f.y_edge) : y_of_next_lane);
             }
-            const std::int64_t l = f.start + e;
+            const std::int64_t l = start + e;
             const std::int64_t successor = l + next, predecessor = l - next;
             if (successor < 0 || successor >= p.length) c_after = 0.0f;
             if (predecessor < 0 || predecessor >= p.length) y_before = 0.0f;
@@ -150,14 +146,14 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
         }
     }
 
-    __device__ __forceinline__ void consume(const Fetched& f, const Unpacked& u, const float (&states)[E],
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked& u, const float (&states)[E],
                                             float* staging) const {
         float dcs[E];
 #pragma unroll
         for (int e = 0; e < E; ++e)
             dcs[e] = u.y_before[e] * states[e];
-        store_chunk<T, E, A>(dx, f.start, p.length, states, staging);
-        store_chunk<T, E, A>(dc, f.start, p.length, dcs, staging);
+        store_chunk<T, E, A>(dx, start, p.length, states, staging);
+        store_chunk<T, E, A>(dc, start, p.length, dcs, staging);
     }
     __device__ __forceinline__ void finish(float) const {}
 };

@@ -33,7 +33,6 @@ template <class T, int E, ScanAccess A> struct RglruForward {
     };
     struct Fetched {
         Chunk<T, E, A> x, gate_a, gate_x;
-        std::int64_t start;
     };
     struct Unpacked {};
     using Shared = NoShared;
@@ -53,12 +52,11 @@ template <class T, int E, ScanAccess A> struct RglruForward {
 
     __device__ __forceinline__ void fetch(std::int64_t start, Fetched& f) const {
         const T zero = from_float<T>(0.0f);
-        f.start = start;
         f.x.fetch(x, start, p.length, zero);
         f.gate_a.fetch(gate_a, start, p.length, zero);
         f.gate_x.fetch(gate_x, start, p.length, zero);
     }
-    __device__ __forceinline__ void unpack(const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
         float xs[E], as[E], is[E];
         f.x.unpack(xs, staging);
         f.gate_a.unpack(as, staging);
@@ -66,12 +64,12 @@ template <class T, int E, ScanAccess A> struct RglruForward {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             const auto s = rglru::step(xs[e], as[e], is[e], softplus_lambda);
-            maps[e] = f.start + e < p.length ? Map{s.a, s.b} : Map::identity();
+            maps[e] = start + e < p.length ? Map{s.a, s.b} : Map::identity();
         }
     }
-    __device__ __forceinline__ void consume(const Fetched& f, const Unpacked&, const float (&states)[E],
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked&, const float (&states)[E],
                                             float* staging) const {
-        store_chunk<T, E, A>(h, f.start, p.length, states, staging);
+        store_chunk<T, E, A>(h, start, p.length, states, staging);
     }
     __device__ __forceinline__ void finish(float final_state) const {
         if (p.h_last && threadIdx.x == 0) p.h_last[row] = final_state;
@@ -99,7 +97,6 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
     struct Fetched {
         Chunk<T, E, A> x, gate_a, gate_x, h, dh;
         T gate_a_edge, h_edge; // gate_a after the chunk (last lane), h before it (lane 0)
-        std::int64_t start;
     };
     struct Unpacked {
         rglru::StepGradients<float> coefficients[E]; // gradient = g_t * coefficient
@@ -128,7 +125,6 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
 
     __device__ __forceinline__ void fetch(std::int64_t start, Fetched& f) const {
         const T zero = from_float<T>(0.0f);
-        f.start = start;
         f.x.fetch(x, start, p.length, zero);
         f.gate_a.fetch(gate_a, start, p.length, zero);
         f.gate_x.fetch(gate_x, start, p.length, zero);
@@ -145,7 +141,7 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         return rglru::step(0.0f, gate_a_value, 0.0f, softplus_lambda).a;
     }
 
-    __device__ __forceinline__ void unpack(const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
         float xs[E], gas[E], gxs[E], hs[E], dhs[E];
         f.x.unpack(xs, staging);
         f.gate_a.unpack(gas, staging);
@@ -159,7 +155,7 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             const auto s = rglru::step(xs[e], gas[e], gxs[e], softplus_lambda);
-            const float h_before = f.start + e == 0 ? h_initial : (e > 0 ? hs[e - 1] : h_edge);
+            const float h_before = start + e == 0 ? h_initial : (e > 0 ? hs[e - 1] : h_edge);
             u.coefficients[e] = rglru::step_gradient_coefficients(s, xs[e], h_before, softplus_lambda);
             as[e] = s.a;
         }
@@ -168,14 +164,14 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         const float a_edge = lane == kWarpSize - 1 ? decay(to_float(f.gate_a_edge)) : a_of_next_lane;
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            const std::int64_t t = f.start + e;
+            const std::int64_t t = start + e;
             // The last step has no successor: its coefficient multiplies the carry dh_last as is.
             const float a_after = t + 1 >= p.length ? 1.0f : (e + 1 < E ? as[e + 1] : a_edge);
             maps[e] = t < p.length ? Map{a_after, dhs[e]} : Map::identity();
         }
     }
 
-    __device__ __forceinline__ void consume(const Fetched& f, const Unpacked& u, const float (&g)[E], float* staging) {
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked& u, const float (&g)[E], float* staging) {
         float dxs[E], dgas[E], dgxs[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
@@ -183,15 +179,16 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
             dxs[e] = g[e] * c.dx;
             dgas[e] = g[e] * c.d_gate_a;
             dgxs[e] = g[e] * c.d_gate_x;
-            if (f.start + e < p.length) d_lambda_sum = fmaf(g[e], c.d_lambda_over_sigmoid, d_lambda_sum);
+            if (start + e < p.length) d_lambda_sum = fmaf(g[e], c.d_lambda_over_sigmoid, d_lambda_sum);
         }
-        if (f.start == 0 && p.dh0) p.dh0[row] = u.a_first * g[0];
-        store_chunk<T, E, A>(dx, f.start, p.length, dxs, staging);
-        store_chunk<T, E, A>(d_gate_a, f.start, p.length, dgas, staging);
-        store_chunk<T, E, A>(d_gate_x, f.start, p.length, dgxs, staging);
+        if (start == 0 && p.dh0) p.dh0[row] = u.a_first * g[0];
+        store_chunk<T, E, A>(dx, start, p.length, dxs, staging);
+        store_chunk<T, E, A>(d_gate_a, start, p.length, dgas, staging);
+        store_chunk<T, E, A>(d_gate_x, start, p.length, dgxs, staging);
     }
 
-    // Every thread of the block calls it.
+    // Every thread of the block calls it, once per row (a block takes several rows when there are
+    // more than the grid holds: no thread may leave early).
     __device__ __forceinline__ void finish(float) {
         const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
         const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
@@ -203,11 +200,11 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         if (warps > 1) {
             if (lane == 0) shared.partial[warp] = sum;
             __syncthreads();
-            if (warp != 0) return;
-            sum = lane < warps ? shared.partial[lane] : 0.0f;
+            sum = lane < warps ? shared.partial[lane] : 0.0f; // warp 0's sum is the one used
 #pragma unroll
             for (int offset = kWarpSize / 2; offset > 0; offset /= 2)
                 sum += __shfl_xor_sync(kFullWarp, sum, offset);
+            __syncthreads(); // the next row's finish rewrites `partial`
         }
         if (threadIdx.x == 0) {
             const float lambda = p.rows.lambda[row % p.rows.channels];

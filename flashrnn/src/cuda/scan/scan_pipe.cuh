@@ -1,8 +1,10 @@
 // The pipe: one block per row, the row cut into tiles of kThreads * E elements, each tile scanned by
 // block_scan and the state carried to the next. Tiles are aligned to the row's start (so vector
 // accesses stay aligned) and visited from the last one when the scan runs against memory order. The
-// next tile's loads are issued before the current tile is scanned (software pipelining), so a block
-// keeps memory requests in flight while it computes. A single-tile row is the paper's "tile" kernel.
+// next tile's loads are issued as soon as the current tile is unpacked (software pipelining: one set
+// of registers for the raw loads), so a block keeps memory requests in flight while it computes. A
+// single-tile row is the paper's "tile" kernel. (Two tiles in flight, a ring of two register sets,
+// was measured on the H100 and gained nothing: docs/benchmarks.md.)
 //
 // A client describes one kernel (linrec forward, backward, RG-LRU...):
 //   Element                         the storage type of the tensors (float, __nv_bfloat16, __half)
@@ -11,8 +13,10 @@
 //   Fetched, Unpacked, Shared       raw loaded registers, per-tile values kept for consume, shared memory
 //   static scan_reverse(params)     the scan direction
 //   Client(params, row, shared)     per-row setup
-//   initial_state(), fetch(start, fetched), unpack(fetched, unpacked, maps, staging),
-//   consume(fetched, unpacked, states, staging), finish(final_state)
+//   initial_state(), fetch(start, fetched), unpack(start, fetched, unpacked, maps, staging),
+//   consume(start, unpacked, states, staging), finish(final_state)
+// (`start`: the thread's chunk's first element). unpack() is the last use of a Fetched: its registers
+// are refilled right after. finish() is called by every thread of the block, once per row.
 #pragma once
 
 #include <algorithm>
@@ -45,18 +49,18 @@ __global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Clie
     for (std::int64_t row = blockIdx.x; row < params.sequences; row += gridDim.x) {
         Client client(params, row, client_shared);
         State carry = client.initial_state();
-        typename Client::Fetched current{}, next{};
-        client.fetch(chunk_start(0), current);
+        typename Client::Fetched fetched; // the loads of the next tile to scan
+        client.fetch(chunk_start(0), fetched);
         for (std::int64_t k = 0; k < tiles; ++k) {
-            if (k + 1 < tiles) client.fetch(chunk_start(k + 1), next);
+            const std::int64_t start = chunk_start(k);
             Map maps[E];
             typename Client::Unpacked unpacked;
-            client.unpack(current, unpacked, maps, staging);
+            client.unpack(start, fetched, unpacked, maps, staging);
+            if (k + 1 < tiles) client.fetch(chunk_start(k + 1), fetched);
             State states[E];
             carry = block_scan<E, kThreads>(maps, carry, reverse, scan_storage, buffer, states);
             buffer ^= 1;
-            client.consume(current, unpacked, states, staging);
-            current = next;
+            client.consume(start, unpacked, states, staging);
         }
         client.finish(carry);
     }
