@@ -4,7 +4,7 @@
 #include "flashrnn/fused_tiling.hpp"
 #include "flashrnn/pointwise_launch.hpp"
 #include "flashrnn/scan_launch.hpp"
-#include "run_alternating.hpp"
+#include "run_gpu_backend.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -30,8 +30,8 @@ usage:
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   DTYPE    bf16 (default), fp16 or fp32
-  BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64) or alternating
-           (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
+  BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64), alternating or
+           fused (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
 exit status: 0 done, 1 no configuration fits, 2 bad usage
 )";
 
@@ -173,10 +173,13 @@ int run(std::map<std::string, std::string> options) {
     const std::string dtype = take(options, "dtype", "fp32");
     no_options_left(options);
     flashrnn::parse_dtype(dtype);
-    if (backend != "reference" && backend != "alternating")
-        throw UsageError("unknown backend '" + backend + "' for run (reference or alternating)");
+    if (backend != "reference" && backend != "alternating" && backend != "fused")
+        throw UsageError("unknown backend '" + backend + "' for run (reference, alternating or fused)");
     flashrnn::validate(problem);
-    if (backend == "alternating") return flashrnn::tools::run_alternating(cell, problem, flashrnn::parse_dtype(dtype));
+    using flashrnn::tools::GpuBackend;
+    if (backend != "reference")
+        return flashrnn::tools::run_gpu_backend(backend == "fused" ? GpuBackend::fused : GpuBackend::alternating, cell,
+                                                problem, flashrnn::parse_dtype(dtype));
     const flashrnn::CellInfo info = flashrnn::cell_info(cell);
     std::mt19937_64 rng(42);
     const double r_scale = 1.0 / std::sqrt(static_cast<double>(problem.head_dim));

@@ -79,7 +79,7 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     const std::int64_t shared = r_shared + (std::int64_t(t.mma_k) * t.k_tiles_per_block + 8) * batch_rows * t.element_bytes +
                                 4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows +
                                 4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows +
-                                (forward ? 4 * std::int64_t(t.mma_m) * t.row_tiles_per_block : 0);
+                                (forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
     CHECK(t.r_shared_memory_bytes == r_shared);
     CHECK(t.shared_memory_bytes == shared);
     CHECK(shared <= limits.shared_memory_per_block_optin);

@@ -33,6 +33,7 @@ for backend in alternating fused; do # the kernels of each backend on a small su
     -tc="$backend backend: clipped and cut*"
 done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
+step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
 if [ -f tests/gpu/scan.sh ]; then # it expects a build folder's layout
   layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
   ln -s "$(realpath "$BIN/flashrnn_gpu_tests")" "$layout/tests/gpu/flashrnn_gpu_tests"

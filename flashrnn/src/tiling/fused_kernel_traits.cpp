@@ -12,6 +12,9 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_CELL", static_cast<std::int64_t>(cell)},
         {"FLASHRNN_FUSED_DTYPE", static_cast<std::int64_t>(dtype)},
         {"FLASHRNN_FUSED_HEAD_DIM", head_dim},
+        // The problem's heads and batch: the kernels index their tensors with compile-time sizes.
+        {"FLASHRNN_FUSED_HEADS", heads},
+        {"FLASHRNN_FUSED_BATCH", batch},
         {"FLASHRNN_FUSED_NUM_STATES", num_states},
         {"FLASHRNN_FUSED_NUM_GATES", num_gates},
         {"FLASHRNN_FUSED_NUM_RECURRENT_GATES", num_recurrent_gates},

@@ -203,7 +203,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
 
     // Shared memory: R's tiles not in registers, the operand (state) slice of the block with a
     // padded row, the fp32 partial products of each k warp, the fp32 states of the block's units,
-    // the fp32 bias of its rows (forward).
+    // the fp32 bias of its units' gates (forward).
     const std::int64_t tile_bytes = std::int64_t(p.mma.m) * p.mma.k * p.element_bytes;
     v.r_shared_memory_bytes =
         tile_bytes * v.warps * v.row_tiles_per_warp * (v.k_tiles_per_warp - v.k_tiles_in_registers);
@@ -211,7 +211,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     const Expr operand_bytes = (p.mma.k * v.k_tiles_per_block + kPadElements) * batch_rows * p.element_bytes;
     const Expr partial_bytes = 4 * v.k_warps * p.mma.m * v.row_tiles_per_block * batch_rows;
     const Expr state_bytes = 4 * p.cell.num_states * v.units_per_block * batch_rows;
-    const Expr bias_bytes = forward ? Expr(4 * p.mma.m) * v.row_tiles_per_block : Expr(0);
+    const Expr bias_bytes = forward ? Expr(4 * p.cell.num_gates) * v.units_per_block : Expr(0);
     m.add(v.shared_memory_bytes == v.r_shared_memory_bytes + operand_bytes + partial_bytes + state_bytes + bias_bytes,
           "shared memory = R tiles not in registers (" + bytes_text(tile_bytes) +
               " each) + state operands + fp32 partial products + fp32 states" + (forward ? " + fp32 bias" : ""));

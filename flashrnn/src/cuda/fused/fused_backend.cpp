@@ -81,7 +81,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         LoadedKernel k;
         k.traits = choose_fused_tiling(limits, request).traits;
-        k.shared_bytes = shared_layout(k.traits).total;
+        k.shared_bytes = shared_layout(k.traits, k.traits.pass == FusedPass::forward).total;
         const CompiledKernel compiled =
             compile_fused_kernel(source, k.traits, architecture_of(limits.compute_capability()), compile_options());
         cudaLibrary_t library = nullptr;

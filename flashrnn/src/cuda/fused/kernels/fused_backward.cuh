@@ -13,7 +13,7 @@ namespace flashrnn::fused {
 
 extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_backward(const __grid_constant__ BackwardParams p) {
     extern __shared__ __align__(16) unsigned char shared[];
-    const TensorLayouts& l = p.layouts;
+    const TensorLayouts l = compiled_layouts(p.layouts);
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
     const Element* states = static_cast<const Element*>(p.states);
     const Element* d_states = static_cast<const Element*>(p.d_states);
@@ -25,22 +25,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     float* carry = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
     const BlockPlace place(p.head_offset);
-    const int dh = Traits::head_dim, h = place.head, batch = static_cast<int>(l.sequence.batch);
+    const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
-    // The per-step indices with the head dimension as the compile-time constant it is, written out
-    // rather than through flashrnn/layout.hpp (whose runtime sizes the forward uses): measured on the
-    // H100 at (NH, DH) = (12, 64), B = 16, T = 1024, the layouts' generic arithmetic made the
-    // backward 1.6 ms slower (fw+bw 6.26 against 4.00 ms).
-    const int nh = static_cast<int>(l.sequence.heads);
-    auto sequence = [&](int s, long long t, int b, int d) {
-        return (((s * (T + 1) + t) * batch + b) * nh + h) * (long long)dh + d;
-    };
-    auto single = [&](int s, int b, int d) { return ((s * batch + b) * nh + h) * (long long)dh + d; };
-    auto gate_slot = [&](long long t, int b, int slot, int d) {
-        return (((t * batch + b) * nh + h) * G + slot) * (long long)dh + d;
-    };
-
     // R^T: block row = state unit j, k = gate unit * G_rec + gate block; element R[block, head, unit, j].
     Product product;
     product.load(
@@ -57,26 +44,27 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     __syncthreads();
 
     // What step t's derivative reads besides the carry and R^T dg (none of it depends on the
-    // recurrence): loaded one step ahead, so that its latency leaves the chain.
+    // recurrence): loaded one step ahead, so that its latency leaves the chain, and kept as loaded
+    // (converted where used: a conversion next to the load would wait for it there).
     struct StepInputs {
-        float gates[kItems][G], previous[kItems][S], next[kItems][S], upstream[kItems][S];
+        float gates[kItems][G];
+        Element previous[kItems][S], next[kItems][S], upstream[kItems][S];
     };
     auto load_inputs = [&](long long t, StepInputs& in) {
+        const Element zero = from_float(0.0f);
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
-            const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, b = place.batch_base + n, d = place.unit_base + i % kUnits;
-            const bool live = i < kBatchRows * kUnits && b < batch && t >= 1;
+            const PointwiseItem it(item, place);
+            const bool load = it.live && t >= 1;
 #pragma unroll
             for (int slot = 0; slot < G; ++slot)
                 in.gates[item][alternating::gate_of_slot<Cell>(slot)] =
-                    live ? p.gate_cache[gate_slot(t - 1, b, slot, d)] : 0.0f;
+                    load ? p.gate_cache[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] : 0.0f;
 #pragma unroll
             for (int s = 0; s < S; ++s) {
-                in.previous[item][s] = live ? to_float(states[sequence(s, t - 1, b, d)]) : 0.0f;
-                in.next[item][s] = live ? to_float(states[sequence(s, t, b, d)]) : 0.0f;
-                in.upstream[item][s] = live && d_states ? to_float(d_states[sequence(s, t, b, d)]) : 0.0f;
-                if (live && d_last && t == T) in.upstream[item][s] += to_float(d_last[single(s, b, d)]);
+                in.previous[item][s] = load ? states[l.sequence.offset(s, t - 1, it.b, h, it.d)] : zero;
+                in.next[item][s] = load ? states[l.sequence.offset(s, t, it.b, h, it.d)] : zero;
+                in.upstream[item][s] = load && d_states ? d_states[l.sequence.offset(s, t, it.b, h, it.d)] : zero;
             }
         }
     };
@@ -90,27 +78,29 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         // The cell's derivative at step t (states t-1 -> t) for the block's units.
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
-            const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
-            if (i >= kBatchRows * kUnits || b >= batch) continue;
-            float upstream[S], d_gate[G], d_previous[S];
+            const PointwiseItem it(item, place);
+            if (!it.live) continue;
+            const int n = it.n, unit = it.unit;
+            float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
 #pragma unroll
-            for (int s = 0; s < S; ++s)
-                upstream[s] = in.upstream[item][s] + carry[(s * kBatchRows + n) * kUnits + unit];
+            for (int s = 0; s < S; ++s) {
+                upstream[s] = to_float(in.upstream[item][s]) + carry[(s * kBatchRows + n) * kUnits + unit];
+                if (d_last && t == T) upstream[s] += to_float(d_last[l.single.offset(s, it.b, h, it.d)]);
+                previous[s] = to_float(in.previous[item][s]);
+                next[s] = to_float(in.next[item][s]);
+            }
             if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
-            Cell::backward(in.gates[item], in.previous[item], in.next[item], upstream, d_gate, d_previous);
+            Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
 #pragma unroll
             for (int s = 0; s < S; ++s)
                 carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
 #pragma unroll
-            for (int k = 0; k < Cell::num_input_gates; ++k) {
-                const long long outer = l.gate_inputs.batch_first ? (long long)b * T + (t - 1) : (t - 1) * batch + b;
-                d_inputs[((outer * Cell::num_input_gates + k) * nh + h) * dh + d] = from_float(d_gate[Cell::gate_of_input_row(k)]);
-            }
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] = from_float(d_gate[Cell::gate_of_input_row(k)]);
 #pragma unroll
             for (int slot = 0; slot < G; ++slot) {
                 const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
-                d_gates[gate_slot(t - 1, b, slot, d)] = out;
+                d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
                 if (!Traits::cooperative && slot < G_REC)
                     operand[n * kOperandStride + unit * G_REC + slot] = to_operand(to_float(out));
             }
@@ -125,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                 operand, kBatchRows * G_REC,
                 [&](int row) -> const Element* {
                     const int n = row / G_REC, slot = row % G_REC, b = place.batch_base + n;
-                    return b < batch ? d_gates + gate_slot(t - 1, b, slot, 0) : nullptr;
+                    return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, slot, 0) : nullptr;
                 },
                 [](int row, int unit) { return (row / G_REC) * kOperandStride + unit * G_REC + row % G_REC; });
         }
@@ -142,8 +132,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         if (b >= batch) continue;
         float gradient = carry[i];
         if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
-        if (d_states) gradient += to_float(d_states[sequence(s, 0, b, d)]);
-        static_cast<Element*>(p.d_initial_states)[single(s, b, d)] = from_float(gradient);
+        if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
+        static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
     }
 }
 

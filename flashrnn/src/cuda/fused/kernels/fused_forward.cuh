@@ -13,7 +13,7 @@ namespace flashrnn::fused {
 
 extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_forward(const __grid_constant__ ForwardParams p) {
     extern __shared__ __align__(16) unsigned char shared[];
-    const TensorLayouts& l = p.layouts;
+    const TensorLayouts l = compiled_layouts(p.layouts);
     const Element* wx = static_cast<const Element*>(p.gate_inputs);
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
     const Element* bias = static_cast<const Element*>(p.bias);
@@ -23,8 +23,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
     const BlockPlace place(p.head_offset);
-    const int dh = Traits::head_dim, h = place.head, batch = static_cast<int>(l.sequence.batch);
+    const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
+
+    float* bias_of = reinterpret_cast<float*>(shared + kShared.bias); // [gate][unit], fp32
 
     // A split head: the state s0 at time t of every unit, from the states the group wrote.
     auto gather_state = [&](long long t) {
@@ -36,19 +38,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             },
             [](int n, int d) { return n * kOperandStride + d; });
     };
-    // The gate pre-activations of step t without the recurrent part: bias + gate inputs.
-    auto load_inputs = [&](long long t, float (&pre)[kItems][G]) {
+    // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
+    // so that loads issued a step ahead are not waited for where they are issued.
+    using StepInputs = Element[kItems][Cell::num_input_gates];
+    auto load_inputs = [&](long long t, StepInputs& in) {
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
-            const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, b = place.batch_base + n, d = place.unit_base + i % kUnits;
-            const bool live = i < kBatchRows * kUnits && b < batch && t < T;
-#pragma unroll
-            for (int g = 0; g < G; ++g)
-                pre[item][g] = live ? to_float(bias[l.bias.offset(g, h, d)]) : 0.0f;
+            const PointwiseItem it(item, place);
 #pragma unroll
             for (int k = 0; k < Cell::num_input_gates; ++k)
-                if (live) pre[item][Cell::gate_of_input_row(k)] += to_float(wx[l.gate_inputs.offset(t, b, k, h, d)]);
+                in[item][k] = it.live && t < T ? wx[l.gate_inputs.offset(t, it.b, k, h, it.d)] : from_float(0.0f);
         }
     };
 
@@ -61,6 +60,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
 
+    for (int i = threadIdx.x; i < G * kUnits; i += Traits::threads_per_block)
+        bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, place.unit_base + i % kUnits)]);
     // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
     // copied to states[:, 0] and become the first operand.
     for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
@@ -88,15 +89,15 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     __syncthreads();
 
     // The next step's inputs are loaded while this step computes: their latency leaves the chain.
-    float upcoming[kItems][G];
+    StepInputs upcoming;
     load_inputs(0, upcoming);
     for (long long t = 0; t < T; ++t) {
-        float pre[kItems][G];
+        StepInputs inputs;
 #pragma unroll
         for (int item = 0; item < kItems; ++item)
 #pragma unroll
-            for (int g = 0; g < G; ++g)
-                pre[item][g] = upcoming[item][g];
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                inputs[item][k] = upcoming[item][k];
         load_inputs(t + 1, upcoming);
 
         product.run(operand, partials);
@@ -104,29 +105,35 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
-            const int i = threadIdx.x + item * Traits::threads_per_block;
-            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
-            if (i >= kBatchRows * kUnits || b >= batch) continue;
+            const PointwiseItem it(item, place);
+            if (!it.live) continue;
+            float pre[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                pre[g] = bias_of[g * kUnits + it.unit];
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
 #pragma unroll
             for (int k = 0; k < G_REC; ++k)
-                pre[item][Cell::gate_of_recurrent_block(k)] += product_at(partials, n, unit * G_REC + k);
+                pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
             float previous[S], next[S];
 #pragma unroll
             for (int s = 0; s < S; ++s)
-                previous[s] = cell_states[(s * kBatchRows + n) * kUnits + unit];
-            Cell::forward(pre[item], previous, next);
+                previous[s] = cell_states[(s * kBatchRows + it.n) * kUnits + it.unit];
+            Cell::forward(pre, previous, next);
 #pragma unroll
             for (int s = 0; s < S; ++s) {
-                cell_states[(s * kBatchRows + n) * kUnits + unit] = next[s];
+                cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
                 const Element out = from_float(next[s]);
-                states[l.sequence.offset(s, t + 1, b, h, d)] = out;
-                if (p.last_state && t + 1 == T) static_cast<Element*>(p.last_state)[l.single.offset(s, b, h, d)] = out;
+                states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
+                if (p.last_state && t + 1 == T) static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
             }
-            if (!Traits::cooperative) operand[n * kOperandStride + d] = to_operand(next[0]);
+            if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
             if (p.gate_cache) {
 #pragma unroll
                 for (int slot = 0; slot < G; ++slot)
-                    p.gate_cache[l.gate_slots.offset(t, b, h, slot, d)] = pre[item][alternating::gate_of_slot<Cell>(slot)];
+                    p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] = pre[alternating::gate_of_slot<Cell>(slot)];
             }
         }
 

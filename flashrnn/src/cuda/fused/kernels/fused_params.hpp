@@ -64,27 +64,30 @@ template <class Traits> FLASHRNN_HOST_DEVICE constexpr int operand_padding(const
 // The dynamic shared memory of one block, in this order (all offsets multiples of 16 bytes):
 // R tiles not held in registers (one 16-byte fragment per lane), the operand (the previous state
 // forward, the gate gradients backward) as [batch row][k], the fp32 products of each k warp as
-// [k warp][batch row][row], and the fp32 states (forward) or state gradients (backward) of the
-// block's units as [state][batch row][unit].
+// [k warp][batch row][row], the fp32 states (forward) or state gradients (backward) of the
+// block's units as [state][batch row][unit], and (forward) the fp32 bias of the units as
+// [gate][unit]. The tiling model (fused_tiling.cpp) counts the same bytes.
 struct SharedLayout {
-    long long r_tiles, operand, partials, states, total;
+    long long r_tiles, operand, partials, states, bias, total;
 };
 
 FLASHRNN_HOST_DEVICE constexpr long long round_up_16(long long bytes) { return (bytes + 15) / 16 * 16; }
 
-template <class Traits> FLASHRNN_HOST_DEVICE constexpr SharedLayout shared_layout(const Traits& t) {
+template <class Traits> FLASHRNN_HOST_DEVICE constexpr SharedLayout shared_layout(const Traits& t, bool forward) {
     const long long batch_rows = (long long)t.batch_tiles_per_block * t.mma_n;
     const long long r_bytes = (long long)t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory * 32 * 16;
     const long long operand_bytes =
         ((long long)t.k_tiles_per_block * t.mma_k + operand_padding(t)) * batch_rows * t.element_bytes;
     const long long partial_bytes = 4LL * t.k_warps * batch_rows * t.row_tiles_per_block * t.mma_m;
     const long long state_bytes = 4LL * t.num_states * batch_rows * t.units_per_block;
-    SharedLayout layout{0, 0, 0, 0, 0};
+    const long long bias_bytes = forward ? 4LL * t.num_gates * t.units_per_block : 0;
+    SharedLayout layout{0, 0, 0, 0, 0, 0};
     layout.r_tiles = 0;
     layout.operand = layout.r_tiles + round_up_16(r_bytes);
     layout.partials = layout.operand + round_up_16(operand_bytes);
     layout.states = layout.partials + round_up_16(partial_bytes);
-    layout.total = layout.states + round_up_16(state_bytes);
+    layout.bias = layout.states + round_up_16(state_bytes);
+    layout.total = layout.bias + round_up_16(bias_bytes);
     return layout;
 }
 

@@ -1,4 +1,4 @@
-#include "run_alternating.hpp"
+#include "run_gpu_backend.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,6 +10,7 @@
 
 #if FLASHRNN_WITH_CUDA
 #include "flashrnn/device_tensor.hpp"
+#include "flashrnn/fused.hpp"
 #endif
 
 namespace flashrnn::tools {
@@ -39,10 +40,15 @@ double relative_error(const std::vector<double>& gpu, const std::vector<double>&
     return error / scale;
 }
 
+const char* name_of(GpuBackend backend) { return backend == GpuBackend::fused ? "fused" : "alternating"; }
+
 } // namespace
 
-int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
-    if (!cuda_device_available()) throw std::runtime_error("the alternating backend needs a CUDA device; none is present");
+int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, DType dtype) {
+    if (!cuda_device_available())
+        throw std::runtime_error(std::string("the ") + name_of(backend) + " backend needs a CUDA device; none is present");
+    const bool fused = backend == GpuBackend::fused;
+    if (fused) fused::prepare(cell, problem, dtype); // NVRTC compiles here (or the cache answers), not in the timing
     const CellInfo info = cell_info(cell);
     std::mt19937_64 rng(42);
     const std::int64_t units_per_step = problem.batch * problem.heads * problem.head_dim;
@@ -62,8 +68,10 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     DeviceTensor states(dtype, d_states.size()), last(dtype, s0.size());
     DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, problem));
     DeviceTensor d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()), d_init(dtype, s0.size());
-    const std::size_t fw_bytes = alternating::forward_workspace_bytes(cell, problem, dtype);
-    const std::size_t bw_bytes = alternating::backward_workspace_bytes(cell, problem, dtype);
+    const std::size_t fw_bytes = fused ? fused::forward_workspace_bytes(cell, problem, dtype)
+                                       : alternating::forward_workspace_bytes(cell, problem, dtype);
+    const std::size_t bw_bytes = fused ? fused::backward_workspace_bytes(cell, problem, dtype)
+                                       : alternating::backward_workspace_bytes(cell, problem, dtype);
     DeviceTensor fw(DType::fp32, fw_bytes / 4 + 1), bw(DType::fp32, bw_bytes / 4 + 1);
 
     cudaEvent_t start, mid, stop;
@@ -72,18 +80,19 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     ok(cudaEventCreate(&stop), "cudaEventCreate");
     auto pass = [&] {
         ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
-        alternating::forward(cell, problem, dtype,
-                             {d_wx_in.data(), d_r.data(), d_b.data(), d_s0.data(), states.data(), last.data(), cache.data()},
-                             fw.data(), fw_bytes, nullptr);
+        const alternating::ForwardArgs forward_args{d_wx_in.data(), d_r.data(),  d_b.data(),  d_s0.data(),
+                                                    states.data(),  last.data(), cache.data()};
+        if (fused) fused::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
+        else alternating::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
         ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
-        alternating::backward(cell, problem, dtype,
-                              {d_r.data(), states.data(), cache.data(), d_up.data(), nullptr, d_wx.data(), d_rw.data(),
-                               d_bias.data(), d_init.data()},
-                              RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
+        const alternating::BackwardArgs backward_args{d_r.data(),  states.data(), cache.data(),   d_up.data(), nullptr,
+                                                      d_wx.data(), d_rw.data(),   d_bias.data(), d_init.data()};
+        if (fused) fused::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
+        else alternating::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
         ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
         ok(cudaEventSynchronize(stop), "alternating backend");
     };
-    pass(); // warm-up: the launch configuration is solved and cuBLAS initialised here
+    pass(); // warm-up: the launch configurations are solved and cuBLAS initialised here
     pass();
     float forward_ms = 0, backward_ms = 0;
     ok(cudaEventElapsedTime(&forward_ms, start, mid), "cudaEventElapsedTime");
@@ -104,8 +113,8 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
     double gradient_error = relative_error(d_wx.download(), bwd.d_gate_inputs.values);
     gradient_error = std::max(gradient_error, relative_error(d_rw.download(), bwd.d_recurrent_weights.values));
     gradient_error = std::max(gradient_error, relative_error(d_bias.download(), bwd.d_bias.values));
-    std::printf("%s, %s, alternating (GPU %s): forward %.3f ms, backward %.3f ms\n", std::string(info.name).c_str(),
-                to_string(problem).c_str(), std::string(to_string(dtype)).c_str(), forward_ms, backward_ms);
+    std::printf("%s, %s, %s (GPU %s): forward %.3f ms, backward %.3f ms\n", std::string(info.name).c_str(),
+                to_string(problem).c_str(), name_of(backend), std::string(to_string(dtype)).c_str(), forward_ms, backward_ms);
     std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
                 "gradients %.2e (tolerance %.0e)\n",
                 states_error, gradient_error, tolerance);
@@ -117,8 +126,8 @@ int run_alternating(Cell cell, const ProblemShape& problem, DType dtype) {
 
 #else
 
-int run_alternating(Cell, const ProblemShape&, DType) {
-    throw std::runtime_error("the alternating backend needs FlashRNN built with CUDA (nvcc was not found)");
+int run_gpu_backend(GpuBackend, Cell, const ProblemShape&, DType) {
+    throw std::runtime_error("the GPU backends need FlashRNN built with CUDA (nvcc was not found)");
 }
 
 #endif
