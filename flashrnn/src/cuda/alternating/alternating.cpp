@@ -3,7 +3,7 @@
 #include "flashrnn/alternating.hpp"
 
 #include <cstddef>
-#include <initializer_list>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -31,6 +31,10 @@ using cuda::require_16_byte_alignment;
 
 std::int64_t units_per_step(const ProblemShape& p) { return p.batch * p.heads * p.head_dim; }
 
+HeadProductShape product_shape(const CellInfo& info, const ProblemShape& p) {
+    return {p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
+}
+
 struct ForwardWorkspace {
     void* weights_head_major;
     float* recurrent; // [B, NH, G_rec, DH]
@@ -47,7 +51,7 @@ struct BackwardWorkspace {
     void* weights_head_major;
     void* d_gates;      // [T, B, NH, G, DH] in dtype, slot order
     float* carry;       // [S, B, NH, DH]
-    float* through_r;   // [B, NH, DH]
+    float* through_r;   // [B, NH, parts, DH]
     ParameterGradientWorkspace parameters;
 };
 
@@ -57,7 +61,7 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
     w.weights_head_major = plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
     w.d_gates = plan.take(p.time_steps * units_per_step(p) * info.num_gates, bytes_of(dtype));
     w.carry = plan.take<float>(info.num_states * units_per_step(p));
-    w.through_r = plan.take<float>(units_per_step(p));
+    w.through_r = plan.take<float>(units_per_step(p) * state_gradient_parts(product_shape(info, p)));
     w.parameters = plan_parameter_gradients(plan, cell, p);
     return w;
 }
@@ -67,28 +71,22 @@ std::string context_of(const char* pass, Cell cell, DType dtype) {
            std::string(to_string(dtype)) + ")";
 }
 
-// The widest access (a power of two up to 16 bytes) at which every address is aligned.
-int common_alignment(std::initializer_list<const void*> pointers) {
-    int alignment = 16;
-    for (const void* pointer : pointers)
-        if (pointer)
-            while (reinterpret_cast<std::uintptr_t>(pointer) % static_cast<std::uintptr_t>(alignment) != 0)
-                alignment /= 2;
-    return alignment;
-}
-
-// The ConstrINT solve takes a fraction of a millisecond; a training loop calls with the same sizes
-// thousands of times, so each (device, problem) is solved once.
-PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype, int max_vector_bytes) {
+// The step kernels are bound by latency, not bandwidth: B x NH x DH units (12288 at B = 16 and
+// NH x DH = 768) are few, so each thread evaluates the cell for one unit with scalar accesses, the
+// most threads with the least work each. 16-byte vectors (8 bf16 units per thread, one warp on each of
+// 48 SMs) made a forward 6.7 ms at that size (T = 1024, graph replay, H100), scalar accesses 4.7 to
+// 5.3 ms (two leases; docs/benchmarks.md). The ConstrINT solve takes a fraction of a millisecond; a
+// training loop calls with the same sizes thousands of times, so each (device, problem) is solved once.
+PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, DType, int>, PointwiseLaunch> cache;
+    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, DType>, PointwiseLaunch> cache;
     const int device = cuda::current_device();
-    const auto key = std::make_tuple(device, cell, units_per_step(p), p.head_dim, dtype, max_vector_bytes);
+    const auto key = std::make_tuple(device, cell, units_per_step(p), p.head_dim, dtype);
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     const PointwiseLaunch launch = choose_pointwise_launch(
         cuda::limits_of_current_device(), {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
-                                           max_vector_bytes, step_kernels_max_threads(cell, dtype)});
+                                           bytes_of(dtype), step_kernels_max_threads(cell, dtype)});
     cache.emplace(key, launch);
     return launch;
 }
@@ -96,10 +94,6 @@ PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype, int ma
 UnitGrid unit_grid(const ProblemShape& p, const PointwiseLaunch& launch) {
     return {p.batch, p.heads, p.head_dim, units_per_step(p) / launch.vector_width,
             launch.elements_per_thread / launch.vector_width};
-}
-
-HeadProductShape product_shape(const CellInfo& info, const ProblemShape& p) {
-    return {p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
 }
 
 // The address of element `elements` of a dtype buffer.
@@ -146,10 +140,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);
     const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
-    const PointwiseLaunch launch =
-        launch_for(cell, p, dtype,
-                   common_alignment({args.gate_inputs, args.bias, args.initial_states, args.states,
-                                     args.last_state}));
+    const PointwiseLaunch launch = launch_for(cell, p, dtype);
     const StateSequenceLayout sequence = state_sequence_layout(info, p);
 
     // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
@@ -201,10 +192,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
-    const PointwiseLaunch launch =
-        launch_for(cell, p, dtype,
-                   common_alignment({args.states, args.d_states, args.d_last_state, args.d_gate_inputs,
-                                     args.d_initial_states}));
+    const PointwiseLaunch launch = launch_for(cell, p, dtype);
     const bool cut = policy.mode == RecurrentGradient::Mode::cut;
     const RecurrentGradientPolicy device_policy{policy.mode == RecurrentGradient::Mode::clipped,
                                                 static_cast<float>(policy.clip_value)};
@@ -224,6 +212,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
                       args.d_states,
                       args.d_last_state,
                       nullptr,
+                      state_gradient_parts(products),
                       device_policy,
                       w.carry,
                       args.d_gate_inputs,
@@ -243,6 +232,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
                                     info.num_states,
                                     w.carry,
                                     cut ? nullptr : w.through_r,
+                                    state_gradient_parts(products),
                                     device_policy,
                                     args.d_states,
                                     args.d_initial_states},

@@ -61,16 +61,30 @@ void recurrent_products(cublasHandle_t handle, DType dtype, const HeadProductSha
                     "cublasGemmStridedBatchedEx (recurrent products)");
 }
 
+int state_gradient_parts(const HeadProductShape& s) {
+    return s.slots == s.recurrent_gates && s.head_dim >= 128 ? static_cast<int>(s.recurrent_gates) : 1;
+}
+
 void state_gradient_products(cublasHandle_t handle, DType dtype, const HeadProductShape& s,
                              const void* weights_head_major, const void* d_gates, float* through_r) {
-    // through_r_h^T [DH x B] = R_h^T [DH x G_rec*DH] @ d_gates_h^T [G_rec*DH x B]
     const std::int64_t gate_rows = s.recurrent_gates * s.head_dim;
+    if (state_gradient_parts(s) == 1) {
+        // through_r_h^T [DH x B] = R_h^T [DH x G_rec*DH] @ d_gates_h^T [G_rec*DH x B]
+        batched_product(handle, dtype, CUBLAS_OP_N, CUBLAS_OP_N, as_int(s.head_dim, "DH"), as_int(s.batch, "B"),
+                        as_int(gate_rows, "G_rec * DH"),
+                        {weights_head_major, as_int(s.head_dim, "DH"), gate_rows * s.head_dim},
+                        {d_gates, as_int(s.heads * s.slots * s.head_dim, "NH * G * DH"), s.slots * s.head_dim},
+                        through_r, as_int(s.heads * s.head_dim, "NH * DH"), s.head_dim, as_int(s.heads, "NH"),
+                        "cublasGemmStridedBatchedEx (R^T products)");
+        return;
+    }
+    // Matrix j = h * G_rec + k: through_r_{h,k}^T [DH x B] = R_{k,h}^T [DH x DH] @ d_gates_{h,k}^T [DH x B],
+    // where R_{k,h} lies at j * DH * DH and, with slots = G_rec, d_gates_{h,k} and part k at j * DH.
     batched_product(handle, dtype, CUBLAS_OP_N, CUBLAS_OP_N, as_int(s.head_dim, "DH"), as_int(s.batch, "B"),
-                    as_int(gate_rows, "G_rec * DH"),
-                    {weights_head_major, as_int(s.head_dim, "DH"), gate_rows * s.head_dim},
-                    {d_gates, as_int(s.heads * s.slots * s.head_dim, "NH * G * DH"), s.slots * s.head_dim},
-                    through_r, as_int(s.heads * s.head_dim, "NH * DH"), s.head_dim, as_int(s.heads, "NH"),
-                    "cublasGemmStridedBatchedEx (R^T products)");
+                    as_int(s.head_dim, "DH"), {weights_head_major, as_int(s.head_dim, "DH"), s.head_dim * s.head_dim},
+                    {d_gates, as_int(s.heads * s.slots * s.head_dim, "NH * G * DH"), s.head_dim}, through_r,
+                    as_int(s.heads * gate_rows, "NH * G_rec * DH"), s.head_dim,
+                    as_int(s.heads * s.recurrent_gates, "NH * G_rec"), "cublasGemmStridedBatchedEx (R^T products)");
 }
 
 void weight_gradient_products(cublasHandle_t handle, DType dtype, const HeadProductShape& s, std::int64_t rows,

@@ -106,7 +106,9 @@ template <PointwiseCell C, class T, int V> __global__ void backward_step_kernel(
         }
         if (p.through_r) {
             float through_r[V];
-            cuda::load<float, V>(p.through_r + (u.b * p.grid.heads + u.h) * p.grid.head_dim + u.d, through_r);
+            cuda::load<float, V>(p.through_r + p.grid.slot_offset(u, p.through_r_parts, 0), through_r);
+            for (int part = 1; part < p.through_r_parts; ++part)
+                cuda::load_add<float, V>(p.through_r + p.grid.slot_offset(u, p.through_r_parts, part), through_r);
 #pragma unroll
             for (int l = 0; l < V; ++l)
                 upstream[0][l] += p.policy.apply(through_r[l]);
@@ -154,7 +156,12 @@ template <class T> __global__ void initial_states_gradient_kernel(const InitialS
     const int s = static_cast<int>(index / units);
     const UnitGrid::Unit u = p.grid.unit_of(index % units, 1);
     float gradient = p.carry[p.single.offset(s, u.b, u.h, u.d)];
-    if (s == 0 && p.through_r) gradient += p.policy.apply(p.through_r[index % units]);
+    if (s == 0 && p.through_r) {
+        float through_r = 0.0f;
+        for (int part = 0; part < p.through_r_parts; ++part)
+            through_r += p.through_r[p.grid.slot_offset(u, p.through_r_parts, part)];
+        gradient += p.policy.apply(through_r);
+    }
     if (p.d_states)
         gradient += cuda::to_float(static_cast<const T*>(p.d_states)[p.sequence.offset(s, 0, u.b, u.h, u.d)]);
     static_cast<T*>(p.d_initial_states)[p.single.offset(s, u.b, u.h, u.d)] = cuda::from_float<T>(gradient);

@@ -55,7 +55,8 @@ struct BackwardStep {
     const float* gate_cache;        // [T, B, NH, G, DH], slot order
     const void* d_states;           // optional [S, T+1, B, NH, DH]
     const void* d_last_state;       // optional [S, B, NH, DH]
-    const float* through_r;         // R^T dg of step t+1 [B, NH, DH], null at t = T or when cut
+    const float* through_r;         // R^T dg of step t+1 [B, NH, parts, DH], null at t = T or when cut
+    int through_r_parts;            // summed by the kernel (recurrent_products.hpp)
     RecurrentGradientPolicy policy;
     float* carry;                   // [S, B, NH, DH]: pointwise gradient to the states of step t
     void* d_gate_inputs;            // layout of Wx
@@ -70,7 +71,8 @@ struct InitialStatesGradient {
     StatesLayout single;
     int num_states;
     const float* carry;
-    const float* through_r; // null when cut
+    const float* through_r; // [B, NH, parts, DH], null when cut
+    int through_r_parts;
     RecurrentGradientPolicy policy;
     const void* d_states;
     void* d_initial_states;
