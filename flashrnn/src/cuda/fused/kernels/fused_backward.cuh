@@ -28,13 +28,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
-    // R^T: block row = state unit j, k = gate unit * G_rec + gate block; element R[block, head, unit, j].
+    // R^T: block row = state unit j, k = gate block * DH + gate unit (the gate slots' order, so that
+    // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit, j].
     Product product;
     product.load(
         [&](int row, int k) {
-            const int unit = k / G_REC;
-            if (row >= kUnits || unit >= dh) return 0.0f;
-            return to_float(r[l.recurrent_weights.offset(k % G_REC, h, unit, place.unit_base + row)]);
+            if (row >= kUnits || k >= G_REC * dh) return 0.0f;
+            return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, place.unit_base + row)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
     for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
@@ -102,7 +102,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                 const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
                 d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
                 if (!Traits::cooperative && slot < G_REC)
-                    operand[n * kOperandStride + unit * G_REC + slot] = to_operand(to_float(out));
+                    operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
             }
         }
         if (!through_r_flows) continue;
@@ -111,13 +111,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         if (Traits::cooperative) {
             arrivals += Traits::row_blocks;
             group_barrier(p.barriers + place.group, arrivals);
-            gather_rows(
-                operand, kBatchRows * G_REC,
-                [&](int row) -> const Element* {
-                    const int n = row / G_REC, slot = row % G_REC, b = place.batch_base + n;
-                    return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, slot, 0) : nullptr;
-                },
-                [](int row, int unit) { return (row / G_REC) * kOperandStride + unit * G_REC + row % G_REC; });
+            gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
+                const int b = place.batch_base + n;
+                return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
+            });
         }
         __syncthreads();
         product.run(operand, partials);

@@ -255,46 +255,65 @@ __device__ inline float load_shared_by_blocks(const Element* p) {
     }
 }
 
-// Block-wide copy of `rows` rows of DH elements, written by other blocks of the group, into the
-// operand: row r starts at source(r) (null: a padding row, skipped) and its element d goes to
-// operand[slot(r, d)]. 16-byte loads through L2, several in flight per thread before any is used
-// (each is an L2 round trip on the step's critical path).
-template <class Source, class Slot>
-__device__ inline void gather_rows(OperandElement* operand, int rows, Source source, Slot slot) {
-    constexpr int kVector = 16 / sizeof(Element);
-    constexpr int kVectorsPerRow = Traits::head_dim / kVector;
-    constexpr int kInFlight = 4;
-    if constexpr (Traits::head_dim % kVector == 0) {
-        const int total = rows * kVectorsPerRow;
-        for (int first = threadIdx.x; first < total; first += kInFlight * Traits::threads_per_block) {
+// Block-wide copy into the operand of its batch rows, each of kLength elements written by other
+// blocks of the group (after group_barrier): batch row n starts at source(n) (null: a padding row,
+// left alone) and goes to operand[n * kOperandStride, + kLength), read through L2 (not a stale L1).
+// Each load is an L2 round trip on the step's critical path, so many are in flight at once:
+// 16-bit elements go with cp.async straight into shared memory (all of them in flight), fp32
+// (rounded to tf32 on the way) and unaligned rows through registers, 16 bytes and a few loads per
+// thread at a time. The caller's __syncthreads makes the copy visible to the block.
+template <int kLength, class Source> __device__ inline void gather_rows(OperandElement* operand, Source source) {
+    constexpr int kVector = 16 / sizeof(Element), kVectorsPerRow = kLength / kVector;
+    constexpr int kVectors = kBatchRows * kVectorsPerRow;
+    auto aligned = [](const Element* at) { return reinterpret_cast<unsigned long long>(at) % 16 == 0; };
+    if constexpr (!kTf32 && kLength % kVector == 0) {
+        for (int index = threadIdx.x; index < kVectors; index += Traits::threads_per_block) {
+            const int n = index / kVectorsPerRow, k = index % kVectorsPerRow * kVector;
+            const Element* row = source(n);
+            if (!row) continue;
+            OperandElement* target = operand + n * kOperandStride + k;
+            if (aligned(row + k)) {
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                 static_cast<unsigned>(__cvta_generic_to_shared(target))),
+                             "l"(row + k)
+                             : "memory");
+            } else {
+#pragma unroll
+                for (int e = 0; e < kVector; ++e) target[e] = to_operand(load_shared_by_blocks(row + k + e));
+            }
+        }
+        asm volatile("cp.async.wait_all;" ::: "memory");
+    } else if constexpr (kLength % kVector == 0) {
+        constexpr int kInFlight = 4;
+        for (int first = threadIdx.x; first < kVectors; first += kInFlight * Traits::threads_per_block) {
             uint4 packets[kInFlight];
             bool vector_ok[kInFlight];
 #pragma unroll
             for (int j = 0; j < kInFlight; ++j) {
                 const int index = first + j * Traits::threads_per_block;
-                const Element* row = index < total ? source(index / kVectorsPerRow) : nullptr;
-                const Element* at = row + (index % kVectorsPerRow) * kVector;
-                vector_ok[j] = row && reinterpret_cast<unsigned long long>(at) % 16 == 0;
+                const Element* row = index < kVectors ? source(index / kVectorsPerRow) : nullptr;
+                const Element* at = row + index % kVectorsPerRow * kVector;
+                vector_ok[j] = row && aligned(at);
                 packets[j] = vector_ok[j] ? __ldcg(reinterpret_cast<const uint4*>(at)) : make_uint4(0, 0, 0, 0);
             }
 #pragma unroll
             for (int j = 0; j < kInFlight; ++j) {
                 const int index = first + j * Traits::threads_per_block;
-                if (index >= total) break;
-                const int r = index / kVectorsPerRow, d0 = (index % kVectorsPerRow) * kVector;
-                const Element* row = source(r);
+                if (index >= kVectors) break;
+                const int n = index / kVectorsPerRow, k = index % kVectorsPerRow * kVector;
+                const Element* row = source(n);
                 if (!row) continue;
                 const Element* values = reinterpret_cast<const Element*>(&packets[j]);
 #pragma unroll
                 for (int e = 0; e < kVector; ++e)
-                    operand[slot(r, d0 + e)] =
-                        to_operand(vector_ok[j] ? to_float(values[e]) : load_shared_by_blocks(row + d0 + e));
+                    operand[n * kOperandStride + k + e] =
+                        to_operand(vector_ok[j] ? to_float(values[e]) : load_shared_by_blocks(row + k + e));
             }
         }
     } else {
-        for (int index = threadIdx.x; index < rows * Traits::head_dim; index += Traits::threads_per_block) {
-            const int r = index / Traits::head_dim, d = index % Traits::head_dim;
-            if (const Element* row = source(r)) operand[slot(r, d)] = to_operand(load_shared_by_blocks(row + d));
+        for (int index = threadIdx.x; index < kBatchRows * kLength; index += Traits::threads_per_block) {
+            const int n = index / kLength, k = index % kLength;
+            if (const Element* row = source(n)) operand[n * kOperandStride + k] = to_operand(load_shared_by_blocks(row + k));
         }
     }
 }

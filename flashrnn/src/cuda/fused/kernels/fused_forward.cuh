@@ -30,13 +30,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 
     // A split head: the state s0 at time t of every unit, from the states the group wrote.
     auto gather_state = [&](long long t) {
-        gather_rows(
-            operand, kBatchRows,
-            [&](int n) -> const Element* {
-                const int b = place.batch_base + n;
-                return b < batch ? states + l.sequence.offset(0, t, b, h, 0) : nullptr;
-            },
-            [](int n, int d) { return n * kOperandStride + d; });
+        gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+            const int b = place.batch_base + n;
+            return b < batch ? states + l.sequence.offset(0, t, b, h, 0) : nullptr;
+        });
     };
     // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
     // so that loads issued a step ahead are not waited for where they are issued.
