@@ -65,8 +65,13 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     CHECK(t.threads_per_block == t.row_warps * t.k_warps * limits.warp_size);
     CHECK(t.threads_per_block <= std::min(r.max_threads_per_block, limits.max_threads_per_block));
     // Registers: R's A fragments (4 per tile), 4 per accumulator tile, 2 for a B fragment, overhead.
+    // ... and the pointwise items' inputs loaded a step ahead (forward: gate inputs; backward: gates,
+    // states before and after, upstream gradients).
+    const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
+    const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+    const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
     const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block + 2 +
-                          r.overhead_registers_per_thread;
+                          item_registers * items + r.overhead_registers_per_thread;
     CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
     CHECK(t.registers_per_thread == registers);
     CHECK(registers <= limits.max_registers_per_thread);

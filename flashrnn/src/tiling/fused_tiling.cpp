@@ -42,6 +42,13 @@ MmaInput mma_input_of(DType dtype) {
     throw std::invalid_argument("fused tiling: invalid DType");
 }
 
+// Registers per pointwise item (batch row, unit) of a thread held across a step: the next step's
+// inputs, loaded a step ahead (forward the gate inputs; backward the cached gates, the states
+// before and after the step and the upstream gradients).
+int item_registers_of(const CellInfo& cell, FusedPass pass) {
+    return pass == FusedPass::forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
+}
+
 // The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
 struct Problem {
     FusedTilingRequest request;
@@ -57,6 +64,7 @@ struct Problem {
     int tile_registers = 0;        // registers per thread of one R tile (the A fragment)
     int accumulator_registers = 0; // registers per thread of one mma_m x mma_n fp32 accumulator
     int operand_registers = 0;     // registers per thread of one B fragment (state / gate gradients)
+    int item_registers = 0;        // registers per pointwise item of a thread held across a step
     int overhead_registers = 0;
 };
 
@@ -90,6 +98,7 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     p.tile_registers = p.mma.m * p.mma.k * p.element_bytes / lane_bytes;
     p.accumulator_registers = p.mma.m * p.mma.n * 4 / lane_bytes;
     p.operand_registers = p.mma.k * p.mma.n * p.element_bytes / lane_bytes;
+    p.item_registers = item_registers_of(p.cell, request.pass);
     p.overhead_registers = request.overhead_registers_per_thread;
     return p;
 }
@@ -99,7 +108,7 @@ struct Variables {
     Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
-    Var shared_memory_bytes;
+    Var shared_memory_bytes, items_per_thread;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
 
@@ -143,6 +152,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("registers_per_thread", 1, limits.max_registers_per_thread),
         var("allocated_registers_per_thread", 1, limits.max_registers_per_thread + 8),
         var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
+        var("items_per_thread", 1, p.batch_tiles * p.mma.n * dh),
         Expr(0), Expr(0), Expr(0), Expr(0),
     };
 
@@ -180,15 +190,23 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     ceil_split(m, v.k_tiles_per_block, v.k_warps, v.k_tiles_per_warp, "k tiles over k warps");
     m.add(v.k_tiles_in_registers <= v.k_tiles_per_warp, "R tiles in registers are tiles of the warp");
 
+    // The pointwise work: the block's (batch row, unit) items spread over its threads.
+    const Expr block_items = p.mma.n * v.batch_tiles_per_block * v.units_per_block;
+    const Expr block_threads = v.warps * limits.warp_size;
+    m.add(v.items_per_thread * block_threads >= block_items, "the threads cover the block's pointwise items");
+    m.add((v.items_per_thread - 1) * block_threads < block_items, "pointwise items per thread: as few as that allows");
+
     // Registers per thread: R's fragments, the accumulators of one row tile over the block's batch,
-    // one operand fragment and the rest of the kernel.
+    // one operand fragment, the pointwise items' prefetched inputs and the rest of the kernel.
     v.r_registers_per_thread = p.tile_registers * v.row_tiles_per_warp * v.k_tiles_in_registers;
     m.add(v.registers_per_thread == v.r_registers_per_thread +
                                         p.accumulator_registers * v.batch_tiles_per_block +
+                                        p.item_registers * v.items_per_thread +
                                         (p.operand_registers + p.overhead_registers),
           "registers per thread = " + str(p.tile_registers) + " per R tile in registers + " +
-              str(p.accumulator_registers) + " per batch tile of accumulators + " +
-              str(p.operand_registers + p.overhead_registers) + " for the rest of the kernel");
+              str(p.accumulator_registers) + " per batch tile of accumulators + " + str(p.item_registers) +
+              " per pointwise item + " + str(p.operand_registers + p.overhead_registers) +
+              " for the rest of the kernel");
     const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
     m.add(v.allocated_registers_per_thread % granule == 0,
           "registers are allocated in units of " + str(limits.register_allocation_unit_per_warp) + " per warp");
@@ -382,8 +400,12 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedb
     // excluded with every one holding as many R registers (a constraint of the model).
     const FusedKernelTraits& t = report.traits;
     const int lane_bytes = 32 * kRegisterBytes;
+    const CellInfo cell = cell_info(t.cell);
+    const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
+    const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+    const int item_registers = item_registers_of(cell, t.pass);
     const int modelled = t.r_registers_per_thread + t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
-                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes;
+                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes + item_registers * items;
     request.overhead_registers_per_thread =
         std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
     request.feedback.push_back(report);

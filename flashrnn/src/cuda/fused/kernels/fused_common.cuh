@@ -322,8 +322,13 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
 // batch-first flag stay run-time values, so that an offset folds to constants and a multiple of t
 // (the host launches a kernel only for the problem its traits were solved for). Measured on the
 // H100 at (NH, DH) = (12, 64), B = 16, T = 1024: the layouts' 64-bit arithmetic with run-time
-// sizes made the backward 1.6 ms slower and the forward's loop 20% longer in PTX.
+// sizes made the backward 1.6 ms slower and the forward's loop 20% longer in PTX. With more than
+// two pointwise items per thread, though, the compiler keeps every item's precomputed addresses
+// live across the steps, and ptxas spilled at (6, 128) however little of R stayed in registers:
+// those kernels keep the run-time sizes.
+constexpr bool kCompiledSizes = kItems <= 2;
 __device__ inline TensorLayouts compiled_layouts(const TensorLayouts& given) {
+    if constexpr (!kCompiledSizes) return given;
     const long long T = given.sequence.time_steps, B = Traits::batch, NH = Traits::heads, DH = Traits::head_dim;
     TensorLayouts l;
     l.gate_inputs = {T, B, Cell::num_input_gates, NH, DH, given.gate_inputs.batch_first};
