@@ -38,6 +38,9 @@ struct FusedKernelTraits {
     int head_dim = 0;
     int heads = 0;
     int batch = 0;
+    // The kernel indexes its tensors with the problem's sizes as compile-time constants (fewer
+    // instructions per step, more registers); off, it reads them at run time.
+    bool compile_time_sizes = true;
     int num_states = 0;            // states of the cell (S)
     int num_gates = 0;             // bias rows (G)
     int num_recurrent_gates = 0;   // blocks of R (G_rec)
@@ -114,6 +117,9 @@ struct FusedTilingRequest {
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;
+    // Whether the kernel may index with compile-time sizes (FusedKernelTraits::compile_time_sizes);
+    // the backend turns it off before moving R out of registers when a kernel spills.
+    bool compile_time_sizes = true;
     // Reports of earlier compilations (use with_feedback): a spilling configuration is excluded
     // together with every configuration holding as many registers of R per thread or more.
     std::vector<RegisterFeedback> feedback;

@@ -15,6 +15,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         // The problem's heads and batch: the kernels index their tensors with compile-time sizes.
         {"FLASHRNN_FUSED_HEADS", heads},
         {"FLASHRNN_FUSED_BATCH", batch},
+        {"FLASHRNN_FUSED_COMPILE_TIME_SIZES", compile_time_sizes ? 1 : 0},
         {"FLASHRNN_FUSED_NUM_STATES", num_states},
         {"FLASHRNN_FUSED_NUM_GATES", num_gates},
         {"FLASHRNN_FUSED_NUM_RECURRENT_GATES", num_recurrent_gates},

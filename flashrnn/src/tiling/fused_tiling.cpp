@@ -304,6 +304,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.head_dim = r.head_dim;
     t.heads = r.heads;
     t.batch = r.batch;
+    t.compile_time_sizes = r.compile_time_sizes;
     t.num_states = p.cell.num_states;
     t.num_gates = p.cell.num_gates;
     t.num_recurrent_gates = p.cell.num_recurrent_gates;

@@ -322,11 +322,12 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
 // batch-first flag stay run-time values, so that an offset folds to constants and a multiple of t
 // (the host launches a kernel only for the problem its traits were solved for). Measured on the
 // H100 at (NH, DH) = (12, 64), B = 16, T = 1024: the layouts' 64-bit arithmetic with run-time
-// sizes made the backward 1.6 ms slower and the forward's loop 20% longer in PTX. With more than
-// two pointwise items per thread, though, the compiler keeps every item's precomputed addresses
-// live across the steps, and ptxas spilled at (6, 128) however little of R stayed in registers:
-// those kernels keep the run-time sizes.
-constexpr bool kCompiledSizes = kItems <= 2;
+// sizes made the backward 1.6 ms slower and the forward's loop 20% longer in PTX. The constants
+// cost registers, though (the compiler keeps precomputed addresses live across the steps): ptxas
+// spilled at (6, 128), three items per thread, however little of R stayed in registers. So they
+// are used with at most two items per thread, and the backend compiles a kernel that spills with
+// them once more without them (Traits::compile_time_sizes) before it moves R out of registers.
+constexpr bool kCompiledSizes = Traits::compile_time_sizes && kItems <= 2;
 __device__ inline TensorLayouts compiled_layouts(const TensorLayouts& given) {
     if constexpr (!kCompiledSizes) return given;
     const long long T = given.sequence.time_steps, B = Traits::batch, NH = Traits::heads, DH = Traits::head_dim;
