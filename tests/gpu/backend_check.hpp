@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "device_tensor.hpp"
 #include "flashrnn/alternating.hpp"
@@ -153,6 +155,88 @@ inline void check_cell(const Backend& forward_backend, const Backend& backward_b
 inline void check_cell(const Backend& backend, Cell cell, DType dtype, const Case& c,
                        RecurrentGradient policy, std::uint64_t seed) {
     check_cell(backend, backend, cell, dtype, c, policy, seed);
+}
+
+// Every element equal bit for bit: decoding is exact, so equal storage bits are equal doubles' bits.
+inline void check_same_bits(const std::vector<double>& replayed, const std::vector<double>& eager,
+                            const char* tensor) {
+    CAPTURE(tensor);
+    REQUIRE(replayed.size() == eager.size());
+    std::size_t first_difference = eager.size();
+    for (std::size_t i = 0; i < eager.size() && first_difference == eager.size(); ++i)
+        if (std::memcmp(&replayed[i], &eager[i], sizeof(double)) != 0) first_difference = i;
+    CHECK_MESSAGE(first_difference == eager.size(),
+                  tensor << ": element " << first_difference << " replayed "
+                         << (first_difference < eager.size() ? replayed[first_difference] : 0.0) << ", eager "
+                         << (first_difference < eager.size() ? eager[first_difference] : 0.0));
+}
+
+// One eager forward + backward of `backend` on a stream of its own, then the same calls captured into
+// a graph and replayed twice, the outputs poisoned before each replay: every output equal to the eager
+// run's bit for bit.
+inline void check_graph_replay(const Backend& backend, Cell cell, DType dtype, const Case& c,
+                               RecurrentGradient policy, std::uint64_t seed) {
+    const ProblemShape shape{c.T, c.B, c.NH, c.DH, c.layout};
+    CAPTURE(to_string(shape));
+    const RandomProblem problem(cell, shape, seed);
+    const UpstreamGradients upstream = random_upstream(problem, seed + 1, false);
+
+    DeviceTensor wx(dtype, problem.gate_inputs), r(dtype, problem.recurrent_weights), b(dtype, problem.bias),
+        s0(dtype, problem.initial_states), d_states(dtype, upstream.d_states),
+        d_last(dtype, upstream.d_last_state);
+    DeviceTensor states(dtype, upstream.d_states.size()), last(dtype, upstream.d_last_state.size()),
+        cache(DType::fp32, alternating::gate_cache_elements(cell, shape)),
+        d_wx(dtype, problem.gate_inputs.size()), d_r(dtype, problem.recurrent_weights.size()),
+        d_b(dtype, problem.bias.size()), d_s0(dtype, problem.initial_states.size());
+    DeviceWorkspace forward_ws(backend.forward_workspace_bytes(cell, shape, dtype));
+    DeviceWorkspace backward_ws(backend.backward_workspace_bytes(cell, shape, dtype));
+    DeviceTensor* outputs[] = {&states, &last, &cache, &d_wx, &d_r, &d_b, &d_s0};
+    const char* names[] = {"states", "last_state",      "gate_cache", "d_gate_inputs", "d_recurrent_weights",
+                           "d_bias", "d_initial_states"};
+
+    cudaStream_t stream;
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    auto training_step = [&] {
+        backend.forward(cell, shape, dtype,
+                        {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
+                        forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
+        backend.backward(cell, shape, dtype,
+                         {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(), d_wx.data(),
+                          d_r.data(), d_b.data(), d_s0.data()},
+                         policy, backward_ws.bytes.data(), backward_ws.bytes.bytes(), stream);
+    };
+    training_step();
+    cuda_ok(cudaStreamSynchronize(stream), "eager forward and backward");
+    std::vector<std::vector<double>> eager;
+    for (const DeviceTensor* output : outputs)
+        eager.push_back(output->download());
+
+    cudaGraph_t graph = nullptr;
+    cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    try {
+        training_step();
+    } catch (...) { // leave the stream out of capture, or every later allocation of this thread fails
+        cudaStreamEndCapture(stream, &graph);
+        if (graph) cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+        throw;
+    }
+    cuda_ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+    for (int replay = 0; replay < 2; ++replay) {
+        CAPTURE(replay);
+        for (DeviceTensor* output : outputs)
+            output->poison();
+        cuda_ok(cudaDeviceSynchronize(), "poison");
+        cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+        cuda_ok(cudaStreamSynchronize(stream), "graph replay");
+        for (std::size_t i = 0; i < eager.size(); ++i)
+            check_same_bits(outputs[i]->download(), eager[i], names[i]);
+    }
+    cudaGraphExecDestroy(exec);
+    cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
 } // namespace flashrnn::testing
