@@ -3,6 +3,9 @@
 // after a warm-up, the median of many runs, launched eagerly and replayed from a captured CUDA graph;
 // the graph-replayed times also per time step. The fused kernels are compiled before the timing
 // (fused::prepare); a shape the fused backend has no configuration for is reported and skipped.
+// The alternating backend keeps a graph of each pass for repeated calls (alternating.hpp): its eager
+// calls replay it, and a line under its row gives what a call that captures one costs.
+// FLASHRNN_ALTERNATING_GRAPHS=0 measures its direct launches instead.
 //
 //   alternating_bench [--backend alternating|fused|both] [--dtype bf16] [--cell lstm] [--steps 1024]
 //                     [--runs 15] [--csv FILE] [--quick]
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -129,7 +133,37 @@ struct Tensors {
 
 struct Row {
     double forward_ms, forward_graph_ms, training_ms, training_graph_ms;
+    // Alternating backend with graphs kept (else negative): one call that captures and instantiates
+    // the graphs (the first of a shape), and a forward with new pointers (re-capture and update).
+    double first_forward_ms = -1, first_training_ms = -1, new_pointers_forward_ms = -1;
 };
+
+// The alternating backend's calls that capture: medians of 5 single calls after dropping the kept
+// graphs, and forwards on a new workspace each (more than the graphs kept per shape, so that after a
+// warm-up every call re-captures and updates a kept graph).
+void measure_graph_capture(const std::function<void()>& inference, const std::function<void()>& training,
+                           const std::function<void(void*)>& inference_with_workspace, std::size_t fw_bytes,
+                           int runs, cudaStream_t stream, Row& row) {
+    if (!flashrnn::alternating::graph_reuse()) return;
+    auto first_call_ms = [&](const std::function<void()>& call) {
+        std::vector<double> times;
+        for (int i = 0; i < 5; ++i) {
+            flashrnn::alternating::release_graphs();
+            times.push_back(median_ms(call, 1, 0, stream));
+        }
+        std::sort(times.begin(), times.end());
+        return times[2];
+    };
+    row.first_forward_ms = first_call_ms(inference);
+    row.first_training_ms = first_call_ms(training);
+    std::vector<std::unique_ptr<Buffer>> workspaces;
+    for (int i = 0; i < 8; ++i)
+        workspaces.push_back(std::make_unique<Buffer>(fw_bytes));
+    std::size_t next = 0;
+    row.new_pointers_forward_ms = median_ms(
+        [&] { inference_with_workspace(workspaces[next++ % workspaces.size()]->data); }, runs, 8, stream);
+    flashrnn::alternating::release_graphs();
+}
 
 Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
             const flashrnn::ProblemShape& shape, Tensors& t, int runs, cudaStream_t stream) {
@@ -154,6 +188,16 @@ Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
                          RecurrentGradient::full(), bw.data, bw_bytes, stream);
     };
     Row row{};
+    if (&backend == &kAlternating)
+        measure_graph_capture(
+            inference, training,
+            [&](void* workspace) {
+                backend.forward(
+                    cell, shape, dtype,
+                    {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, nullptr},
+                    workspace, fw_bytes, stream);
+            },
+            fw_bytes, runs, stream, row);
     row.forward_ms = median_ms(inference, runs, 3, stream);
     row.training_ms = median_ms(training, runs, 2, stream);
     {
@@ -249,6 +293,12 @@ int main(int argc, char** argv) {
                 std::printf("%10.3f %10.3f | %10.3f %10.3f | %13.2f %13.2f\n", row.forward_ms,
                             row.forward_graph_ms, row.training_ms, row.training_graph_ms,
                             row.forward_graph_ms * per_step, row.training_graph_ms * per_step);
+                if (row.first_forward_ms >= 0)
+                    std::printf(
+                        "%-11s %5s %4s %5s | first call (capture + instantiate): fw %.3f ms, fw+bw %.3f "
+                        "ms; fw with new pointers each call (re-capture + update): %.3f ms\n",
+                        "", "", "", "", row.first_forward_ms, row.first_training_ms,
+                        row.new_pointers_forward_ms);
                 std::fflush(stdout);
                 if (csv)
                     std::fprintf(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n",

@@ -1,7 +1,10 @@
 // Built when FlashRNN has no CUDA kernels (no nvcc at configure time): the sizes are still answered,
-// the launches say why they cannot run.
+// the launches say why they cannot run. The graph-reuse switch is kept (there are no graphs).
+#include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 
+#include "cuda/alternating/graph_cache.hpp"
 #include "flashrnn/alternating.hpp"
 
 namespace flashrnn::alternating {
@@ -19,5 +22,14 @@ void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::s
 void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t, Stream) {
     unavailable();
 }
+
+namespace {
+std::atomic<bool> reuse{graph_reuse_from_environment(std::getenv("FLASHRNN_ALTERNATING_GRAPHS"))};
+} // namespace
+
+void set_graph_reuse(bool enabled) { reuse.store(enabled); }
+bool graph_reuse() { return reuse.load(); }
+GraphReuseStats graph_reuse_stats() { return {}; }
+void release_graphs() {}
 
 } // namespace flashrnn::alternating

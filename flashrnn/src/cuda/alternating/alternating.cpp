@@ -1,7 +1,9 @@
 // The alternating backend's host side: argument checks, the workspace, the launch configuration
-// (ConstrINT's pointwise model, solved once per device and problem) and the time loops.
+// (ConstrINT's pointwise model, solved once per device and problem) and the time loops, launched
+// directly or replayed from a kept graph (graph_reuse.hpp).
 #include "flashrnn/alternating.hpp"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -10,6 +12,7 @@
 #include <tuple>
 
 #include "cuda/alternating/auxiliary_kernels.hpp"
+#include "cuda/alternating/graph_reuse.hpp"
 #include "cuda/alternating/parameter_gradients.hpp"
 #include "cuda/alternating/recurrent_products.hpp"
 #include "cuda/alternating/step_launch.hpp"
@@ -91,6 +94,21 @@ PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype) {
     return launch;
 }
 
+enum class Pass { forward, backward };
+
+PassKey pass_key(Pass pass, Cell cell, DType dtype, const ProblemShape& p, const RecurrentGradient& policy) {
+    return {static_cast<std::int64_t>(pass),
+            static_cast<std::int64_t>(cell),
+            static_cast<std::int64_t>(dtype),
+            p.time_steps,
+            p.batch,
+            p.heads,
+            p.head_dim,
+            static_cast<std::int64_t>(p.gate_input_layout),
+            static_cast<std::int64_t>(policy.mode),
+            std::bit_cast<std::int64_t>(policy.clip_value)};
+}
+
 UnitGrid unit_grid(const ProblemShape& p, const PointwiseLaunch& launch) {
     return {p.batch, p.heads, p.head_dim, units_per_step(p) / launch.vector_width,
             launch.elements_per_thread / launch.vector_width};
@@ -143,35 +161,42 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     const PointwiseLaunch launch = launch_for(cell, p, dtype);
     const StateSequenceLayout sequence = state_sequence_layout(info, p);
 
-    // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
-    for (int s = 0; s < info.num_states; ++s)
-        cuda::check(cudaMemcpyAsync(at(args.states, sequence.offset(s, 0, 0, 0, 0), dtype),
-                                    at(args.initial_states, s * units_per_step(p), dtype),
-                                    static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
-                                    cudaMemcpyDeviceToDevice, stream),
-                    "cudaMemcpyAsync (initial states)");
-    reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
-                               w.weights_head_major, stream);
+    // Everything below only launches (run_pass may record it into a graph on another stream).
+    auto enqueue = [&](Stream s) {
+        // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
+        for (int state = 0; state < info.num_states; ++state)
+            cuda::check(cudaMemcpyAsync(at(args.states, sequence.offset(state, 0, 0, 0, 0), dtype),
+                                        at(args.initial_states, state * units_per_step(p), dtype),
+                                        static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
+                                        cudaMemcpyDeviceToDevice, s),
+                        "cudaMemcpyAsync (initial states)");
+        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
+                                   w.weights_head_major, s);
 
-    cublasHandle_t handle = cuda::cublas_for(stream);
-    ForwardStep step{unit_grid(p, launch),
-                     gate_inputs_layout(info, p),
-                     bias_layout(info, p),
-                     sequence,
-                     states_layout(info, p),
-                     0,
-                     args.gate_inputs,
-                     args.bias,
-                     w.recurrent,
-                     args.states,
-                     args.last_state,
-                     static_cast<float*>(args.gate_cache)};
-    for (std::int64_t t = 0; t < p.time_steps; ++t) {
-        recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
-                           at(args.states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
-        step.t = t;
-        launch_forward_step(cell, dtype, launch, step, stream);
-    }
+        cublasHandle_t handle = cuda::cublas_for(s);
+        ForwardStep step{unit_grid(p, launch),
+                         gate_inputs_layout(info, p),
+                         bias_layout(info, p),
+                         sequence,
+                         states_layout(info, p),
+                         0,
+                         args.gate_inputs,
+                         args.bias,
+                         w.recurrent,
+                         args.states,
+                         args.last_state,
+                         static_cast<float*>(args.gate_cache)};
+        for (std::int64_t t = 0; t < p.time_steps; ++t) {
+            recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
+                               at(args.states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
+            step.t = t;
+            launch_forward_step(cell, dtype, launch, step, s);
+        }
+    };
+    run_pass(pass_key(Pass::forward, cell, dtype, p, RecurrentGradient::full()),
+             {args.gate_inputs, args.recurrent_weights, args.bias, args.initial_states, args.states, args.last_state,
+              args.gate_cache, workspace},
+             stream, enqueue);
 }
 
 void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
@@ -199,47 +224,54 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     const HeadProductShape products = product_shape(info, p);
     const std::int64_t gates_per_step = units_per_step(p) * info.num_gates;
 
-    reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
-                               w.weights_head_major, stream);
-    cublasHandle_t handle = cuda::cublas_for(stream);
-    BackwardStep step{unit_grid(p, launch),
-                      gate_inputs_layout(info, p),
-                      state_sequence_layout(info, p),
-                      states_layout(info, p),
-                      p.time_steps,
-                      args.states,
-                      static_cast<const float*>(args.gate_cache),
-                      args.d_states,
-                      args.d_last_state,
-                      nullptr,
-                      state_gradient_parts(products),
-                      device_policy,
-                      w.carry,
-                      args.d_gate_inputs,
-                      w.d_gates};
-    for (std::int64_t t = p.time_steps; t >= 1; --t) {
-        step.t = t;
-        step.through_r = t < p.time_steps && !cut ? w.through_r : nullptr;
-        launch_backward_step(cell, dtype, launch, step, stream);
-        if (!cut)
-            state_gradient_products(handle, dtype, products, w.weights_head_major,
-                                    at(w.d_gates, (t - 1) * gates_per_step, dtype), w.through_r);
-    }
-    launch_initial_states_gradient(dtype,
-                                   {{p.batch, p.heads, p.head_dim, units_per_step(p), 1},
-                                    state_sequence_layout(info, p),
-                                    states_layout(info, p),
-                                    info.num_states,
-                                    w.carry,
-                                    cut ? nullptr : w.through_r,
-                                    state_gradient_parts(products),
-                                    device_policy,
-                                    args.d_states,
-                                    args.d_initial_states},
-                                   stream);
+    // Everything below only launches (run_pass may record it into a graph on another stream).
+    auto enqueue = [&](Stream s) {
+        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
+                                   w.weights_head_major, s);
+        cublasHandle_t handle = cuda::cublas_for(s);
+        BackwardStep step{unit_grid(p, launch),
+                          gate_inputs_layout(info, p),
+                          state_sequence_layout(info, p),
+                          states_layout(info, p),
+                          p.time_steps,
+                          args.states,
+                          static_cast<const float*>(args.gate_cache),
+                          args.d_states,
+                          args.d_last_state,
+                          nullptr,
+                          state_gradient_parts(products),
+                          device_policy,
+                          w.carry,
+                          args.d_gate_inputs,
+                          w.d_gates};
+        for (std::int64_t t = p.time_steps; t >= 1; --t) {
+            step.t = t;
+            step.through_r = t < p.time_steps && !cut ? w.through_r : nullptr;
+            launch_backward_step(cell, dtype, launch, step, s);
+            if (!cut)
+                state_gradient_products(handle, dtype, products, w.weights_head_major,
+                                        at(w.d_gates, (t - 1) * gates_per_step, dtype), w.through_r);
+        }
+        launch_initial_states_gradient(dtype,
+                                       {{p.batch, p.heads, p.head_dim, units_per_step(p), 1},
+                                        state_sequence_layout(info, p),
+                                        states_layout(info, p),
+                                        info.num_states,
+                                        w.carry,
+                                        cut ? nullptr : w.through_r,
+                                        state_gradient_parts(products),
+                                        device_policy,
+                                        args.d_states,
+                                        args.d_initial_states},
+                                       s);
 
-    parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights, args.d_bias,
-                        stream);
+        parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
+                            args.d_bias, s);
+    };
+    run_pass(pass_key(Pass::backward, cell, dtype, p, policy),
+             {args.recurrent_weights, args.states, args.gate_cache, args.d_states, args.d_last_state,
+              args.d_gate_inputs, args.d_recurrent_weights, args.d_bias, args.d_initial_states, workspace},
+             stream, enqueue);
 }
 
 } // namespace flashrnn::alternating
