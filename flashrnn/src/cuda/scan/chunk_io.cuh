@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "cuda/common/elements.cuh"
 #include "cuda/scan/warp_shuffle.cuh"
@@ -23,11 +25,42 @@ namespace flashrnn::cuda::scan {
 
 // Shared memory of one warp for the transposition: 32 * E floats, padded by one word every 32 words
 // so that both the lane-strided and the chunk-wise accesses are free of bank conflicts.
-template <int E> struct WarpStaging {
+template <int E> struct alignas(16) WarpStaging {
     static constexpr int kWords = kWarpSize * E + E;
     float words[kWords];
     static __device__ __forceinline__ int padded(int i) { return i + i / kWarpSize; }
+    // 16-bit elements are staged packed, two to a 32-bit word (16 E words): 4 words of padding after
+    // every 32, so that both the lane-strided words and each thread's E / 2 consecutive words, read
+    // as 16-byte (8-byte for E = 4) shared loads, are free of bank conflicts.
+    static __device__ __forceinline__ int padded_pair(int w) { return w + 4 * (w / kWarpSize); }
+    static_assert(kWarpSize * E / 2 + 4 * (kWarpSize * E / 2 / kWarpSize) <= kWords, "the packed staging fits");
 };
+
+// Two 16-bit elements in one 32-bit word (the first in the low half, as in memory) and back.
+template <class T> __device__ __forceinline__ std::uint16_t bits_of(T value) {
+    static_assert(sizeof(T) == 2);
+    std::uint16_t bits;
+    memcpy(&bits, &value, 2);
+    return bits;
+}
+template <class T> __device__ __forceinline__ T from_bits(std::uint16_t bits) {
+    T value;
+    memcpy(&value, &bits, 2);
+    return value;
+}
+template <class T> __device__ __forceinline__ std::uint32_t pack_pair(float first, float second) {
+    return static_cast<std::uint32_t>(bits_of(from_float<T>(first))) |
+           (static_cast<std::uint32_t>(bits_of(from_float<T>(second))) << 16);
+}
+template <class T> __device__ __forceinline__ void unpack_pair(std::uint32_t word, float& first, float& second) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) { // a bf16 is the upper half of its fp32
+        first = __uint_as_float(word << 16);
+        second = __uint_as_float(word & 0xffff0000u);
+    } else {
+        first = to_float(from_bits<T>(static_cast<std::uint16_t>(word & 0xffffu)));
+        second = to_float(from_bits<T>(static_cast<std::uint16_t>(word >> 16)));
+    }
+}
 
 // Elements per packet in vector access: up to 16 bytes, at most the chunk.
 template <class T, int E> inline constexpr int kPacketElements = (E * sizeof(T) <= 16) ? E : 16 / sizeof(T);
@@ -98,6 +131,72 @@ template <class T, int E, ScanAccess A> struct Chunk {
     }
 };
 
+// Shared access of 16-bit elements: the warp's span is read as 32-bit words (two elements each,
+// lane-strided: 128 bytes per warp access instead of 64) where the row is 4-byte aligned, staged
+// packed and read back by each thread as its E / 2 consecutive words in 16-byte shared loads. Half
+// the global accesses and a quarter of the shared ones of element-wise staging, and half the
+// registers for the raw loads. Rows that are not 4-byte aligned, and the row's last span, are read
+// element by element into the same words.
+template <class T, int E>
+    requires(sizeof(T) == 2)
+struct Chunk<T, E, ScanAccess::shared> {
+    static constexpr int W = E / 2; // words per thread
+    static_assert(E % 4 == 0, "whole 8-byte shared accesses per thread");
+    std::uint32_t words[W];         // the words lane + 32 j of the warp's span, j = 0 .. W-1
+
+    __device__ __forceinline__ void fetch(const T* row, std::int64_t start, std::int64_t length, T fill) {
+        const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+        const std::int64_t span = start - static_cast<std::int64_t>(lane) * E; // a multiple of 32 E: even
+        if (span + kWarpSize * E <= length && (reinterpret_cast<std::uintptr_t>(row) & 3) == 0) {
+            const auto* source = reinterpret_cast<const std::uint32_t*>(row + span) + lane;
+#pragma unroll
+            for (int j = 0; j < W; ++j)
+                words[j] = source[j * kWarpSize];
+        } else {
+            const std::uint16_t fill_bits = bits_of(fill);
+#pragma unroll
+            for (int j = 0; j < W; ++j) {
+                const std::int64_t i = span + 2 * (j * kWarpSize + lane);
+                const std::uint16_t first = i < length ? bits_of(row[i]) : fill_bits;
+                const std::uint16_t second = i + 1 < length ? bits_of(row[i + 1]) : fill_bits;
+                words[j] = static_cast<std::uint32_t>(first) | (static_cast<std::uint32_t>(second) << 16);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void unpack(float (&values)[E], float* staging) const {
+        const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+        auto* packed = reinterpret_cast<std::uint32_t*>(staging);
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+            packed[WarpStaging<E>::padded_pair(j * kWarpSize + lane)] = words[j];
+        __syncwarp();
+        std::uint32_t mine[W];
+        read_words<W>(packed + WarpStaging<E>::padded_pair(lane * W), mine);
+#pragma unroll
+        for (int k = 0; k < W; ++k)
+            unpack_pair<T>(mine[k], values[2 * k], values[2 * k + 1]);
+        __syncwarp(); // the staging area is reused by the next tensor
+    }
+
+    // W consecutive words from 8- or 16-byte aligned shared memory.
+    template <int N> static __device__ __forceinline__ void read_words(const std::uint32_t* from, std::uint32_t (&to)[N]) {
+        if constexpr (N % 4 == 0) {
+#pragma unroll
+            for (int k = 0; k < N; k += 4) {
+                const uint4 v = *reinterpret_cast<const uint4*>(from + k);
+                to[k] = v.x, to[k + 1] = v.y, to[k + 2] = v.z, to[k + 3] = v.w;
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; k += 2) {
+                const uint2 v = *reinterpret_cast<const uint2*>(from + k);
+                to[k] = v.x, to[k + 1] = v.y;
+            }
+        }
+    }
+};
+
 // Vector access: the chunk as E / V consecutive packets of V elements, kept packed in registers until
 // unpacked.
 template <class T, int E> struct Chunk<T, E, ScanAccess::vector> {
@@ -136,7 +235,41 @@ template <class T, int E> struct Chunk<T, E, ScanAccess::vector> {
 template <class T, int E, ScanAccess A>
 __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int64_t length, const float (&values)[E],
                                             float* staging) {
-    if constexpr (A == ScanAccess::shared) {
+    if constexpr (A == ScanAccess::shared && sizeof(T) == 2) { // packed staging, as Chunk's
+        constexpr int W = E / 2;
+        const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+        auto* packed = reinterpret_cast<std::uint32_t*>(staging);
+        std::uint32_t* mine = packed + WarpStaging<E>::padded_pair(lane * W);
+        if constexpr (W % 4 == 0) {
+#pragma unroll
+            for (int k = 0; k < W; k += 4)
+                *reinterpret_cast<uint4*>(mine + k) =
+                    uint4{pack_pair<T>(values[2 * k], values[2 * k + 1]), pack_pair<T>(values[2 * k + 2], values[2 * k + 3]),
+                          pack_pair<T>(values[2 * k + 4], values[2 * k + 5]), pack_pair<T>(values[2 * k + 6], values[2 * k + 7])};
+        } else {
+#pragma unroll
+            for (int k = 0; k < W; k += 2)
+                *reinterpret_cast<uint2*>(mine + k) =
+                    uint2{pack_pair<T>(values[2 * k], values[2 * k + 1]), pack_pair<T>(values[2 * k + 2], values[2 * k + 3])};
+        }
+        __syncwarp();
+        const std::int64_t span = start - static_cast<std::int64_t>(lane) * E;
+        if (span + kWarpSize * E <= length && (reinterpret_cast<std::uintptr_t>(row) & 3) == 0) {
+            auto* target = reinterpret_cast<std::uint32_t*>(row + span) + lane;
+#pragma unroll
+            for (int j = 0; j < W; ++j)
+                target[j * kWarpSize] = packed[WarpStaging<E>::padded_pair(j * kWarpSize + lane)];
+        } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) {
+                const std::uint32_t word = packed[WarpStaging<E>::padded_pair(j * kWarpSize + lane)];
+                const std::int64_t i = span + 2 * (j * kWarpSize + lane);
+                if (i < length) row[i] = from_bits<T>(static_cast<std::uint16_t>(word & 0xffffu));
+                if (i + 1 < length) row[i + 1] = from_bits<T>(static_cast<std::uint16_t>(word >> 16));
+            }
+        }
+        __syncwarp();
+    } else if constexpr (A == ScanAccess::shared) {
         const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
 #pragma unroll
         for (int e = 0; e < E; ++e)

@@ -14,6 +14,11 @@
 
 namespace flashrnn::cuda::scan {
 
+// The gates' sigmoids on the special-function unit's tanh where the tensors are 16-bit (see
+// rglru::elementary::coarse_sigmoid): the forward, the backward and the backward's neighbouring
+// decay use the same choice, so every a is computed alike.
+template <class T> inline constexpr bool kCoarseGates = sizeof(T) == 2;
+
 struct RglruRowParams {
     const float* lambda; // [channels]
     const float* h0;     // [sequences] or null
@@ -63,7 +68,7 @@ template <class T, int E, ScanAccess A> struct RglruForward {
         f.gate_x.unpack(is, staging);
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            const auto s = rglru::step(xs[e], as[e], is[e], softplus_lambda);
+            const auto s = rglru::step<kCoarseGates<T>>(xs[e], as[e], is[e], softplus_lambda);
             maps[e] = start + e < p.length ? Map{s.a, s.b} : Map::identity();
         }
     }
@@ -138,7 +143,7 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
     }
 
     __device__ __forceinline__ float decay(float gate_a_value) const {
-        return rglru::step(0.0f, gate_a_value, 0.0f, softplus_lambda).a;
+        return rglru::step<kCoarseGates<T>>(0.0f, gate_a_value, 0.0f, softplus_lambda).a;
     }
 
     __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
@@ -154,7 +159,7 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         float as[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            const auto s = rglru::step(xs[e], gas[e], gxs[e], softplus_lambda);
+            const auto s = rglru::step<kCoarseGates<T>>(xs[e], gas[e], gxs[e], softplus_lambda);
             const float h_before = start + e == 0 ? h_initial : (e > 0 ? hs[e - 1] : h_edge);
             u.coefficients[e] = rglru::step_gradient_coefficients(s, xs[e], h_before, softplus_lambda);
             as[e] = s.a;
