@@ -40,10 +40,11 @@ Domains domains_of(ScanKernel kernel) {
 
 // Registers a thread needs, estimated from what it holds: two tiles of raw loads (the one being
 // unpacked and the next one, issued right after) and about four fp32 values per element (map, state,
-// saved values), plus a base. Vector access keeps 16-bit elements packed two to
-// a register; element-wise loads take a register each. Checked against ptxas' report (-Xptxas -v)
-// for the compiled kernels: an overestimate keeps the solver away from configurations that would
-// spill.
+// saved values), plus a base. Vector access, and shared access of 16-bit elements (staged as
+// packed words), keep 16-bit elements two to a register; element-wise loads take a register each.
+// Checked against ptxas' report (-Xptxas -v) and ncu for the compiled kernels (bf16 16 x 32 shared:
+// linrec forward 72, backward 119; estimates 128 and 144): an overestimate keeps the solver away
+// from configurations that would spill.
 Integer register_estimate_base() { return 32; }
 
 // The preferences below come from timing every compiled configuration on an H100 (shape 13200 x L,
@@ -51,11 +52,20 @@ Integer register_estimate_base() { return 32; }
 // everywhere; linrec's forward and the RG-LRU (math per element to overlap with the loads) like 32
 // bytes per thread and tensor, linrec's backward (three loads, two stores) 16 for fp32 and 32 for
 // 16-bit elements (16 elements: the per-tile scan across lanes is paid over more elements); fp32
-// tiles of 2048 elements (1024 for the RG-LRU's backward), shorter for short sequences; 16-bit rows
-// are fastest with one warp each (tiles of 256 or 512): more rows per SM in flight at the occupancy
-// their registers allow.
+// tiles of 2048 elements (1024 for the RG-LRU's backward), shorter for short sequences. 16-bit rows
+// (with packed staging, from the sweeps of 2026-11-22): one warp per row up to L = 1024 (and for
+// the RG-LRU up to 4096, its backward always: 8 x 32); linrec tiles of 2048 from L = 4096 (16 x 128;
+// 16 x 256 within 0.3 points forward), 4096 from 16384 (16 x 256) and 8192 from 65536 (16 x 512
+// forward; the backward's registers allow 16 x 256); the RG-LRU forward's largest, 2048 (8 x 256),
+// from L = 16384.
 std::int64_t target_tile(ScanKernel kernel, std::int64_t length, int bytes_per_element) {
-    const std::int64_t longest = bytes_per_element == 2 ? 256 : (kernel == ScanKernel::rglru_backward ? 1024 : 2048);
+    if (bytes_per_element == 2) {
+        const bool linrec = kernel == ScanKernel::linrec_forward || kernel == ScanKernel::linrec_backward;
+        if (kernel == ScanKernel::rglru_backward || length < 4096) return 256;
+        if (!linrec) return length >= 16384 ? 2048 : 256;
+        return length >= 65536 ? 8192 : (length >= 16384 ? 4096 : 2048);
+    }
+    const std::int64_t longest = kernel == ScanKernel::rglru_backward ? 1024 : 2048;
     return std::clamp<std::int64_t>(length, 128, longest);
 }
 int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element) {
@@ -185,14 +195,16 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     const constrint::Expr raw_loads = 2 * elements * loaded; // 32-bit registers, element-wise
     const constrint::Expr registers_elementwise = register_estimate_base() + raw_loads + 4 * elements;
     const constrint::Expr registers_packed = register_estimate_base() + raw_loads * bytes / 4 + 4 * elements;
-    m.add((access == 2) | (registers_elementwise <= limits.max_registers_per_thread),
+    // Packed: vector access, and shared access of 16-bit elements (staged as words of two).
+    const Integer lowest_packed = problem.bytes_per_element == 2 ? 1 : 2;
+    m.add((access >= lowest_packed) | (registers_elementwise <= limits.max_registers_per_thread),
           "registers per thread within the per-thread limit (element-wise loads)");
-    m.add((access != 2) | (registers_packed <= limits.max_registers_per_thread),
-          "registers per thread within the per-thread limit (vector loads)");
-    m.add((access == 2) | (registers_elementwise * threads <= limits.max_registers_per_block),
+    m.add((access < lowest_packed) | (registers_packed <= limits.max_registers_per_thread),
+          "registers per thread within the per-thread limit (packed loads)");
+    m.add((access >= lowest_packed) | (registers_elementwise * threads <= limits.max_registers_per_block),
           "registers of the block within the block limit (element-wise loads)");
-    m.add((access != 2) | (registers_packed * threads <= limits.max_registers_per_block),
-          "registers of the block within the block limit (vector loads)");
+    m.add((access < lowest_packed) | (registers_packed * threads <= limits.max_registers_per_block),
+          "registers of the block within the block limit (packed loads)");
     // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, where chunks are
     // staged (shared access), a padded staging area of 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;

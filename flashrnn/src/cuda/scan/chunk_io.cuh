@@ -33,7 +33,8 @@ template <int E> struct alignas(16) WarpStaging {
     // every 32, so that both the lane-strided words and each thread's E / 2 consecutive words, read
     // as 16-byte (8-byte for E = 4) shared loads, are free of bank conflicts.
     static __device__ __forceinline__ int padded_pair(int w) { return w + 4 * (w / kWarpSize); }
-    static_assert(kWarpSize * E / 2 + 4 * (kWarpSize * E / 2 / kWarpSize) <= kWords, "the packed staging fits");
+    static_assert(kWarpSize * E / 2 + 4 * (kWarpSize * E / 2 / kWarpSize) <= kWords,
+                  "the packed staging fits");
 };
 
 // Two 16-bit elements in one 32-bit word (the first in the low half, as in memory) and back.
@@ -52,7 +53,8 @@ template <class T> __device__ __forceinline__ std::uint32_t pack_pair(float firs
     return static_cast<std::uint32_t>(bits_of(from_float<T>(first))) |
            (static_cast<std::uint32_t>(bits_of(from_float<T>(second))) << 16);
 }
-template <class T> __device__ __forceinline__ void unpack_pair(std::uint32_t word, float& first, float& second) {
+template <class T>
+__device__ __forceinline__ void unpack_pair(std::uint32_t word, float& first, float& second) {
     if constexpr (std::is_same_v<T, __nv_bfloat16>) { // a bf16 is the upper half of its fp32
         first = __uint_as_float(word << 16);
         second = __uint_as_float(word & 0xffff0000u);
@@ -138,11 +140,10 @@ template <class T, int E, ScanAccess A> struct Chunk {
 // registers for the raw loads. Rows that are not 4-byte aligned, and the row's last span, are read
 // element by element into the same words.
 template <class T, int E>
-    requires(sizeof(T) == 2)
-struct Chunk<T, E, ScanAccess::shared> {
+requires(sizeof(T) == 2) struct Chunk<T, E, ScanAccess::shared> {
     static constexpr int W = E / 2; // words per thread
     static_assert(E % 4 == 0, "whole 8-byte shared accesses per thread");
-    std::uint32_t words[W];         // the words lane + 32 j of the warp's span, j = 0 .. W-1
+    std::uint32_t words[W]; // the words lane + 32 j of the warp's span, j = 0 .. W-1
 
     __device__ __forceinline__ void fetch(const T* row, std::int64_t start, std::int64_t length, T fill) {
         const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -180,7 +181,8 @@ struct Chunk<T, E, ScanAccess::shared> {
     }
 
     // W consecutive words from 8- or 16-byte aligned shared memory.
-    template <int N> static __device__ __forceinline__ void read_words(const std::uint32_t* from, std::uint32_t (&to)[N]) {
+    template <int N>
+    static __device__ __forceinline__ void read_words(const std::uint32_t* from, std::uint32_t (&to)[N]) {
         if constexpr (N % 4 == 0) {
 #pragma unroll
             for (int k = 0; k < N; k += 4) {
@@ -233,8 +235,8 @@ template <class T, int E> struct Chunk<T, E, ScanAccess::vector> {
 // Stores the thread's elements (memory order) to [start, start + E), clipped to the length. Every lane
 // of the warp must call it (kStaged).
 template <class T, int E, ScanAccess A>
-__device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int64_t length, const float (&values)[E],
-                                            float* staging) {
+__device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int64_t length,
+                                            const float (&values)[E], float* staging) {
     if constexpr (A == ScanAccess::shared && sizeof(T) == 2) { // packed staging, as Chunk's
         constexpr int W = E / 2;
         const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -244,13 +246,16 @@ __device__ __forceinline__ void store_chunk(T* row, std::int64_t start, std::int
 #pragma unroll
             for (int k = 0; k < W; k += 4)
                 *reinterpret_cast<uint4*>(mine + k) =
-                    uint4{pack_pair<T>(values[2 * k], values[2 * k + 1]), pack_pair<T>(values[2 * k + 2], values[2 * k + 3]),
-                          pack_pair<T>(values[2 * k + 4], values[2 * k + 5]), pack_pair<T>(values[2 * k + 6], values[2 * k + 7])};
+                    uint4{pack_pair<T>(values[2 * k], values[2 * k + 1]),
+                          pack_pair<T>(values[2 * k + 2], values[2 * k + 3]),
+                          pack_pair<T>(values[2 * k + 4], values[2 * k + 5]),
+                          pack_pair<T>(values[2 * k + 6], values[2 * k + 7])};
         } else {
 #pragma unroll
             for (int k = 0; k < W; k += 2)
                 *reinterpret_cast<uint2*>(mine + k) =
-                    uint2{pack_pair<T>(values[2 * k], values[2 * k + 1]), pack_pair<T>(values[2 * k + 2], values[2 * k + 3])};
+                    uint2{pack_pair<T>(values[2 * k], values[2 * k + 1]),
+                          pack_pair<T>(values[2 * k + 2], values[2 * k + 3])};
         }
         __syncwarp();
         const std::int64_t span = start - static_cast<std::int64_t>(lane) * E;

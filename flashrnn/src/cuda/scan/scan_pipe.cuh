@@ -4,7 +4,8 @@
 // next tile's loads are issued as soon as the current tile is unpacked (software pipelining: one set
 // of registers for the raw loads), so a block keeps memory requests in flight while it computes. A
 // single-tile row is the paper's "tile" kernel. (Two tiles in flight, a ring of two register sets,
-// was measured on the H100 and gained nothing: docs/benchmarks.md.)
+// was measured on the H100 and gained nothing; persistent blocks that take several rows and load
+// the next row's first tile early were slower: docs/benchmarks.md.)
 //
 // A client describes one kernel (linrec forward, backward, RG-LRU...):
 //   Element                         the storage type of the tensors (float, __nv_bfloat16, __half)
