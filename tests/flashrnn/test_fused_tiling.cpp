@@ -183,7 +183,7 @@ TEST_CASE("fused tiling: App. D's preferences (heads in one launch, one block pe
             CHECK(t.row_blocks == 1);
             CHECK(t.k_blocks == 1);
             CHECK(t.k_tiles_in_shared_memory == 0);
-            CHECK(t.threads_per_block == 256);
+            CHECK(t.threads_per_block == 512);
         }
     }
     SUBCASE("one head of 768: spread over blocks along the parallel dimension, none along k") {
@@ -216,7 +216,7 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
             FusedTilingError);
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 4096, 16)),
-            doctest::Contains("132 SMs x 482.0 KiB allow 62.1 MiB"), FusedTilingError);
+            doctest::Contains("132 SMs x 483.0 KiB allow 62.3 MiB"), FusedTilingError);
     }
     SUBCASE("the message names the problem and the GPU") {
         try {
@@ -243,6 +243,7 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
 TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and lowers the register budget") {
     const DeviceLimits h100 = preset("h100");
     FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 1536, 16);
+    request.max_threads_per_block = 256; // near the 255-register cap, where the feedback matters most
     const FusedKernelTraits first = choose_fused_tiling(h100, request).traits;
     REQUIRE(first.r_registers_per_thread > 100);
 

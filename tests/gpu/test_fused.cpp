@@ -119,6 +119,29 @@ TEST_CASE("fused backend: one head of 768 in every dtype") {
         check_cell(fused_backend, Cell::lstm, dtype, {7, 16, 1, 768}, RecurrentGradient::full(), ++seed);
 }
 
+// A head too large for one block in every cell (R of one head over 483 KiB): split over blocks
+// that exchange each step's operand, in step-tagged words (the forward's small rows) and after a
+// barrier (the backward's rows of G_rec x DH, for the cells with more than one recurrent gate). Small
+// enough for compute-sanitizer (tests/gpu/run.sh).
+TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a step") {
+    std::uint64_t seed = 3250;
+    int tagged = 0, barrier = 0;
+    for (Cell cell : all_cells)
+        for (DType dtype : {DType::fp32, DType::bf16}) {
+            const Case c{4, 3, 1, 512};
+            const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+            for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+                const FusedKernelTraits t = fused::traits(cell, shape, dtype, pass);
+                CHECK_MESSAGE(t.cooperative, cell_info(cell).name << " " << to_string(dtype) << " " << to_string(pass));
+                (t.tagged_exchange ? tagged : barrier) += 1;
+            }
+            check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
+            check_cell(fused_backend, cell, dtype, c, RecurrentGradient::clipped(0.05), ++seed);
+        }
+    CHECK(tagged > 0);
+    CHECK(barrier > 0);
+}
+
 TEST_CASE("fused backend: a batch of 64") {
     check_cell(fused_backend, Cell::lstm, DType::fp16, {7, 64, 12, 64}, RecurrentGradient::full(), 3300);
 }

@@ -1,8 +1,9 @@
 // The fused backend (FlashRNN paper, sections 5.1-5.4): one persistent kernel per pass covers every
 // time step. R (forward) or R^T (backward) is loaded once into registers and shared memory, the states
 // stay on chip, the recurrent product runs on the tensor cores (mma.sync, fp32 accumulation; tf32 for
-// fp32) and the cell's pointwise function is fused after it. A head split over several blocks meets
-// at a barrier of its own blocks each step (a cooperative launch makes them resident together).
+// fp32) and the cell's pointwise function is fused after it. A head split over several blocks sends
+// each step's state (gate gradients backward) to its other blocks through a step exchange whose
+// words carry their step, so no barrier is needed (a cooperative launch makes them resident together).
 //
 // The kernels' tiling is the solution of the ConstrINT model of flashrnn/fused_tiling.hpp for the
 // current GPU and problem; the kernel is compiled for it at run time with NVRTC (fused_compiler.hpp,

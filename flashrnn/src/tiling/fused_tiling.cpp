@@ -76,6 +76,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     if (request.max_threads_per_block < limits.warp_size)
         throw std::invalid_argument("fused tiling: max_threads_per_block " + str(request.max_threads_per_block) +
                                     " is less than a warp (" + str(limits.warp_size) + ")");
+    if (request.max_blocks_per_head < 0)
+        throw std::invalid_argument("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
+                                    " is negative (0: no limit)");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
@@ -108,7 +111,7 @@ struct Variables {
     Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
-    Var shared_memory_bytes, items_per_thread;
+    Var shared_memory_bytes, items_per_thread, wide_blocks;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
 
@@ -117,6 +120,7 @@ void ceil_split(constrint::Model& m, const Expr& count, const Var& parts, const 
                 const std::string& what) {
     m.add(parts * per_part >= count, what + ": the parts cover every tile");
     m.add(parts * (per_part - 1) < count, what + ": as few tiles per part as that allows");
+    m.add((parts - 1) * per_part < count, what + ": no part empty");
 }
 
 struct BuiltModel {
@@ -153,6 +157,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("allocated_registers_per_thread", 1, limits.max_registers_per_thread + 8),
         var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
         var("items_per_thread", 1, p.batch_tiles * p.mma.n * dh),
+        var("wide_blocks", 0, 1),
         Expr(0), Expr(0), Expr(0), Expr(0),
     };
 
@@ -167,6 +172,13 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // Rows: a block computes whole state units (every gate of them forward), unit-major.
     m.add(v.row_blocks * v.units_per_block == Expr(dh),
           "the row blocks split the " + str(dh) + " units of a head evenly");
+    // Wide blocks (a preference): a split head's blocks take at least kWideUnits units each. Measured
+    // on the H100 (LSTM bf16, B = 16): the forward at (1, 768) took 2.2 ms with 48 blocks of 16 units
+    // per batch block, 2.5 ms with 64 of 12; at (3, 256) 1.7 ms with 16 blocks of 16, 2.3 ms with 32
+    // of 8: narrower blocks spend more on the exchange than they save on the product.
+    constexpr int kWideUnits = 16;
+    m.add((v.wide_blocks == 0) | (v.row_blocks == 1) | (v.units_per_block >= kWideUnits),
+          "wide blocks: at least " + str(kWideUnits) + " units per block of a split head");
     const Expr rows_per_block = p.rows_per_unit * v.units_per_block;
     m.add(v.row_tiles_per_block * p.mma.m >= rows_per_block, "a block's rows fit in its row tiles");
     m.add((v.row_tiles_per_block - 1) * p.mma.m < rows_per_block, "a block has no empty row tile");
@@ -239,12 +251,12 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "a block and its reserved " + bytes_text(limits.reserved_shared_memory_per_block) + " fit in the " +
               bytes_text(limits.shared_memory_per_sm) + " of an SM");
 
-    // Grid: a head over several blocks synchronises them every step, so they must all be resident:
+    // Grid: a head over several blocks exchanges its state between them every step, so they must all be resident:
     // one block per SM (a block may take the whole SM).
     v.blocks_per_head = v.row_blocks * v.k_blocks;
     v.grid_blocks = v.heads_per_launch * v.batch_blocks * v.blocks_per_head;
     m.add(((v.cooperative == 0) & (v.blocks_per_head == 1)) | ((v.cooperative == 1) & (v.blocks_per_head >= 2)),
-          "a head over several blocks needs a grid-wide barrier (cooperative launch)");
+          "a head over several blocks needs them resident together (cooperative launch)");
     m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
           "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
 
@@ -266,6 +278,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
                                threads * limits.max_registers_per_thread) *
         kRegisterBytes;
     const std::int64_t block_bytes = register_bytes_per_block + limits.shared_memory_per_block_optin;
+    if (r.max_blocks_per_head > 0)
+        m.add(v.blocks_per_head <= r.max_blocks_per_head,
+              "at most " + str(r.max_blocks_per_head) + " blocks per head (max_blocks_per_head)");
     m.add(v.blocks_per_head <= limits.sm_count,
           "the blocks of one head are resident together, one per SM: at most " + str(limits.sm_count) + " blocks");
     m.add(v.blocks_per_head * block_bytes >= Expr(r_bytes),
@@ -276,16 +291,19 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               " of shared memory, so " + str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one launch for all heads, no grid barrier when a head fits one block,
-    // the accumulated dimension split over as few blocks as possible and the parallel one over as
-    // many, every sequence tile its own block, full blocks, and as much of R in registers as fits.
-    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.row_blocks, v.batch_blocks, v.warps, v.row_warps,
-              v.k_tiles_in_registers});
+    // Preferences (App. D): one launch for all heads, no exchange between blocks when a head fits one,
+    // the accumulated dimension split over as few blocks as possible, every sequence tile its own
+    // block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than one
+    // batch block over twice the row blocks), wide blocks, then the parallel dimension over as many
+    // blocks as possible, full blocks, and as much of R in registers as fits.
+    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks, v.warps,
+              v.row_warps, v.k_tiles_in_registers});
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
-    m.prefer(v.row_blocks, constrint::Prefer::Max);
     m.prefer(v.batch_blocks, constrint::Prefer::Max);
+    m.prefer(v.wide_blocks, constrint::Prefer::Max);
+    m.prefer(v.row_blocks, constrint::Prefer::Max);
     m.prefer(v.warps, constrint::Prefer::Max);
     m.prefer(v.row_warps, constrint::Prefer::Max);
     m.prefer(v.k_tiles_in_registers, constrint::Prefer::Max);
@@ -322,6 +340,10 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
+    // The tagged exchange's bytes read by a block per step: 8 per word (fused_params.hpp).
+    const std::int64_t tagged_bytes = 8LL * t.mma_n * as_int(s[v.batch_tiles_per_block]) * t.k_length /
+                                      (t.element_bytes == 4 ? 1 : 2);
+    t.tagged_exchange = t.cooperative && tagged_bytes <= FusedKernelTraits::kTaggedExchangeBytes;
     t.units_per_block = as_int(s[v.units_per_block]);
     t.row_tiles_per_block = as_int(s[v.row_tiles_per_block]);
     t.k_tiles_per_block = as_int(s[v.k_tiles_per_block]);

@@ -3,9 +3,12 @@
 // argument checks, the workspace and the launches.
 #include "flashrnn/fused.hpp"
 
+#include <compare>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -64,11 +67,39 @@ std::string launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attr
     return {};
 }
 
+// The user's limits on the tiling (docs/kernels.md, "Tuning the fused kernels"), from the
+// environment: FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK and FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD.
+struct TilingLimits {
+    int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
+    int max_blocks_per_head = 0;
+    auto operator<=>(const TilingLimits&) const = default;
+};
+
+int environment_integer(const char* name, int fallback, int least) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return fallback;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < least || value > 1 << 20)
+        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer from " +
+                                    std::to_string(least) + " to " + std::to_string(1 << 20));
+    return static_cast<int>(value);
+}
+
+TilingLimits tiling_limits() {
+    TilingLimits l;
+    l.max_threads_per_block = environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
+    l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0);
+    return l;
+}
+
 // Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model
 // as feedback (the paper's Fig. 5) and the model is solved again.
-LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
+LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass, const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
     FusedTilingRequest request;
+    request.max_threads_per_block = tuning.max_threads_per_block;
+    request.max_blocks_per_head = tuning.max_blocks_per_head;
     request.pass = pass;
     request.cell = cell;
     request.dtype = dtype;
@@ -116,26 +147,29 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
 
 const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass>,
+    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass, TilingLimits>,
                     std::unique_ptr<LoadedKernel>>
         cache;
-    const auto key = std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass);
+    const TilingLimits tuning = tiling_limits();
+    const auto key = std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass, tuning);
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return *it->second;
-    auto loaded = std::make_unique<LoadedKernel>(load_kernel(cell, p, dtype, pass));
+    auto loaded = std::make_unique<LoadedKernel>(load_kernel(cell, p, dtype, pass, tuning));
     return *cache.emplace(key, std::move(loaded)).first->second;
 }
 
-std::int64_t barrier_count(const FusedKernelTraits& t) {
-    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks;
+// The step exchange's words of every group of every launch (none when no head is split).
+std::int64_t exchange_words(const FusedKernelTraits& t) {
+    if (!t.cooperative) return 0;
+    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks * exchange_words_per_group(t);
 }
 
-unsigned* plan_forward(WorkspacePlan& plan, const FusedKernelTraits& t) {
-    return static_cast<unsigned*>(plan.take(barrier_count(t), sizeof(unsigned)));
+unsigned long long* plan_forward(WorkspacePlan& plan, const FusedKernelTraits& t) {
+    return static_cast<unsigned long long*>(plan.take(exchange_words(t), sizeof(unsigned long long)));
 }
 
 struct BackwardWorkspace {
-    unsigned* barriers;
+    unsigned long long* exchange;
     void* d_gates; // [T, B, NH, G, DH] in dtype, slot order
     alternating::ParameterGradientWorkspace parameters;
 };
@@ -143,7 +177,7 @@ struct BackwardWorkspace {
 BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemShape& p, DType dtype,
                                 const FusedKernelTraits& t) {
     BackwardWorkspace w;
-    w.barriers = static_cast<unsigned*>(plan.take(barrier_count(t), sizeof(unsigned)));
+    w.exchange = static_cast<unsigned long long*>(plan.take(exchange_words(t), sizeof(unsigned long long)));
     w.d_gates = plan.take(p.time_steps * p.batch * p.heads * p.head_dim * cell_info(cell).num_gates, bytes_of(dtype));
     w.parameters = alternating::plan_parameter_gradients(plan, cell, p);
     return w;
@@ -165,15 +199,17 @@ std::string context_of(const char* pass, Cell cell, DType dtype) {
            std::string(to_string(dtype)) + ")";
 }
 
-// One launch per group of heads (traits.launches); each launch's barrier counters are its own.
-template <class Params> void launch_all(const LoadedKernel& k, Params params, unsigned* barriers, Stream stream) {
+// One launch per group of heads (traits.launches); each launch's step exchange is its own, zeroed
+// first (its words carry exchange numbers from 1).
+template <class Params>
+void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchange, Stream stream) {
     const FusedKernelTraits& t = k.traits;
     if (t.cooperative)
-        cuda::check(cudaMemsetAsync(barriers, 0, barrier_count(t) * sizeof(unsigned), stream),
-                    "cudaMemsetAsync (barriers)");
+        cuda::check(cudaMemsetAsync(exchange, 0, exchange_words(t) * sizeof(unsigned long long), stream),
+                    "cudaMemsetAsync (step exchange)");
     for (int launch = 0; launch < t.launches; ++launch) {
         params.head_offset = launch * t.heads_per_launch;
-        params.barriers = barriers + launch * k.groups_per_launch();
+        params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
         cudaLaunchConfig_t config{};
         config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
         config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
@@ -229,7 +265,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::forward);
     WorkspacePlan plan(workspace);
-    unsigned* barriers = plan_forward(plan, k.traits);
+    unsigned long long* exchange = plan_forward(plan, k.traits);
     cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
     const ForwardParams params{layouts_of(cell, p),
                                args.gate_inputs,
@@ -241,7 +277,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
                                static_cast<float*>(args.gate_cache),
                                nullptr,
                                0};
-    launch_all(k, params, barriers, stream);
+    launch_all(k, params, exchange, stream);
 }
 
 void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
@@ -274,7 +310,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
                                 0,
                                 {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
                                 policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};
-    launch_all(k, params, w.barriers, stream);
+    launch_all(k, params, w.exchange, stream);
     alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
                                      args.d_bias, stream);
 }

@@ -3,11 +3,13 @@
 // k = unit * G_rec + gate block) in registers and shared memory, applies the cell's derivative to its
 // units and multiplies the gate gradients with R^T on the tensor cores for the gradient that flows
 // to the previous h. The gate gradients are written out for the gradients of Wx, R and b; when a
-// head spans several blocks, they are read back by all of its blocks after the group's barrier.
+// head spans several blocks, they go to all of its blocks through the step exchange
+// (fused_exchange.cuh).
 #pragma once
 
 #include "cuda/alternating/gate_slots.hpp"
 #include "fused_common.cuh"
+#include "fused_exchange.cuh"
 
 namespace flashrnn::fused {
 
@@ -69,6 +71,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         }
     };
 
+    // A split head: the gate gradients of step t of every unit come from the group's blocks, as
+    // exchange T - t + 1 or from d_gates after the group's barrier.
+    const StepExchange<G_REC * Traits::head_dim> exchange(p.exchange, place);
+    unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
     StepInputs upcoming;
     load_inputs(T, upcoming);
@@ -76,9 +82,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         const StepInputs in = upcoming;
         load_inputs(t - 1, upcoming);
         // The cell's derivative at step t (states t-1 -> t) for the block's units.
+        Element sent[kItems][G_REC]; // the gate gradients that multiply R^T, of each item
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
             const PointwiseItem it(item, place);
+#pragma unroll
+            for (int k = 0; k < G_REC; ++k)
+                sent[item][k] = from_float(0.0f);
             if (!it.live) continue;
             const int n = it.n, unit = it.unit;
             float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
@@ -101,20 +111,33 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             for (int slot = 0; slot < G; ++slot) {
                 const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
                 d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
-                if (!Traits::cooperative && slot < G_REC)
-                    operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
+                if (slot >= G_REC) continue;
+                sent[item][slot] = out;
+                if (!Traits::cooperative) operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
             }
         }
         if (!through_r_flows) continue;
 
         // The gradient through R for step t-1: R^T times every gate gradient of the head.
         if (Traits::cooperative) {
-            arrivals += Traits::row_blocks;
-            group_barrier(p.barriers + place.group, arrivals);
-            gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
-                const int b = place.batch_base + n;
-                return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
-            });
+            if constexpr (Traits::tagged_exchange) {
+                const unsigned number = static_cast<unsigned>(T - t + 1);
+#pragma unroll
+                for (int item = 0; item < kItems; ++item) {
+                    const PointwiseItem it(item, place);
+#pragma unroll
+                    for (int slot = 0; slot < G_REC; ++slot)
+                        exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot], it.live);
+                }
+                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+            } else {
+                arrivals += Traits::row_blocks;
+                group_barrier(barrier, arrivals);
+                gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
+                    const int b = place.batch_base + n;
+                    return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
+                });
+            }
         }
         __syncthreads();
         product.run(operand, partials);

@@ -1,5 +1,5 @@
 // What the fused forward and backward kernels share: the element type and cell of the traits, the
-// tensor-core instruction and its fragments, and the barrier of the blocks that share a head.
+// tensor-core instruction and its fragments, the product of a block and where a block works.
 // Compiled with NVRTC after the generated `struct FusedTraits` (flashrnn::FusedKernelTraits).
 #pragma once
 
@@ -228,24 +228,8 @@ __device__ inline float product_at(const float* partials, int batch_row, int row
     return sum;
 }
 
-// The blocks of one head (and batch block) meet here each step: every block's writes before the
-// barrier are visible to every block after it. `arrivals` counts the blocks' arrivals over the
-// whole launch (zeroed before it); the step's barrier waits until all of them have arrived.
-__device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(counter, 1u);
-        unsigned seen;
-        do {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-        } while (seen < arrivals);
-    }
-    __syncthreads();
-}
-
-// Loads written by other blocks of the group (after group_barrier): through L2, not a stale L1.
-__device__ inline float load_shared_by_blocks(const Element* p) {
+// A load through L2 (not L1): for rows other blocks may have written.
+__device__ inline float load_through_l2(const Element* p) {
     if constexpr (Traits::dtype == 0) return __ldcg(reinterpret_cast<const float*>(p));
     else {
         const unsigned short bits = __ldcg(reinterpret_cast<const unsigned short*>(p));
@@ -255,10 +239,9 @@ __device__ inline float load_shared_by_blocks(const Element* p) {
     }
 }
 
-// Block-wide copy into the operand of its batch rows, each of kLength elements written by other
-// blocks of the group (after group_barrier): batch row n starts at source(n) (null: a padding row,
-// left alone) and goes to operand[n * kOperandStride, + kLength), read through L2 (not a stale L1).
-// Each load is an L2 round trip on the step's critical path, so many are in flight at once:
+// Block-wide copy into the operand of its batch rows, each of kLength elements: batch row n starts
+// at source(n) (null: a padding row, left alone) and goes to operand[n * kOperandStride, + kLength),
+// read through L2. Many loads are in flight at once:
 // 16-bit elements go with cp.async straight into shared memory (all of them in flight), fp32
 // (rounded to tf32 on the way) and unaligned rows through registers, 16 bytes and a few loads per
 // thread at a time. The caller's __syncthreads makes the copy visible to the block.
@@ -279,7 +262,7 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
                              : "memory");
             } else {
 #pragma unroll
-                for (int e = 0; e < kVector; ++e) target[e] = to_operand(load_shared_by_blocks(row + k + e));
+                for (int e = 0; e < kVector; ++e) target[e] = to_operand(load_through_l2(row + k + e));
             }
         }
         asm volatile("cp.async.wait_all;" ::: "memory");
@@ -307,13 +290,13 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
 #pragma unroll
                 for (int e = 0; e < kVector; ++e)
                     operand[n * kOperandStride + k + e] =
-                        to_operand(vector_ok[j] ? to_float(values[e]) : load_shared_by_blocks(row + k + e));
+                        to_operand(vector_ok[j] ? to_float(values[e]) : load_through_l2(row + k + e));
             }
         }
     } else {
         for (int index = threadIdx.x; index < kBatchRows * kLength; index += Traits::threads_per_block) {
             const int n = index / kLength, k = index % kLength;
-            if (const Element* row = source(n)) operand[n * kOperandStride + k] = to_operand(load_shared_by_blocks(row + k));
+            if (const Element* row = source(n)) operand[n * kOperandStride + k] = to_operand(load_through_l2(row + k));
         }
     }
 }

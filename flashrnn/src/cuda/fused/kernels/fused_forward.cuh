@@ -3,11 +3,12 @@
 // launch, multiplies them with the previous state on the tensor cores each step and applies the
 // cell to the products, the gate inputs and the bias. The fp32 states of its units never leave the
 // block; the state that multiplies R is written out (the states tensor) and, when a head spans
-// several blocks, read back by all of them after the group's barrier.
+// several blocks, sent to all of them through the step exchange (fused_exchange.cuh).
 #pragma once
 
 #include "cuda/alternating/gate_slots.hpp"
 #include "fused_common.cuh"
+#include "fused_exchange.cuh"
 
 namespace flashrnn::fused {
 
@@ -28,13 +29,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 
     float* bias_of = reinterpret_cast<float*>(shared + kShared.bias); // [gate][unit], fp32
 
-    // A split head: the state s0 at time t of every unit, from the states the group wrote.
-    auto gather_state = [&](long long t) {
-        gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
-            const int b = place.batch_base + n;
-            return b < batch ? states + l.sequence.offset(0, t, b, h, 0) : nullptr;
-        });
-    };
+    // A split head: the state s0 at time t of every unit comes from the group's blocks, as exchange t
+    // or from the states tensor after the group's barrier.
+    const StepExchange<Traits::head_dim> exchange(p.exchange, place);
+    unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
+    unsigned arrivals = 0;
     // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
     // so that loads issued a step ahead are not waited for where they are issued.
     using StepInputs = Element[kItems][Cell::num_input_gates];
@@ -77,11 +76,12 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
         }
     }
-    unsigned arrivals = 0;
-    if (Traits::cooperative) {
-        arrivals += Traits::row_blocks;
-        group_barrier(p.barriers + place.group, arrivals);
-        gather_state(0);
+    if (Traits::cooperative) { // the initial state of every unit, as given
+        __syncthreads();
+        gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+            const int b = place.batch_base + n;
+            return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0) : nullptr;
+        });
     }
     __syncthreads();
 
@@ -100,9 +100,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
         product.run(operand, partials);
         __syncthreads();
 
+        Element sent[kItems]; // the state that multiplies R, of each item
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
             const PointwiseItem it(item, place);
+            sent[item] = from_float(0.0f);
             if (!it.live) continue;
             float pre[G];
 #pragma unroll
@@ -125,6 +127,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                 const Element out = from_float(next[s]);
                 states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
                 if (p.last_state && t + 1 == T) static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
+                if (s == 0) sent[item] = out;
             }
             if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
             if (p.gate_cache) {
@@ -136,9 +139,22 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
 
         if (Traits::cooperative) {
             if (t + 1 == T) break;
-            arrivals += Traits::row_blocks;
-            group_barrier(p.barriers + place.group, arrivals);
-            gather_state(t + 1);
+            if constexpr (Traits::tagged_exchange) {
+                const unsigned number = static_cast<unsigned>(t + 1);
+#pragma unroll
+                for (int item = 0; item < kItems; ++item) {
+                    const PointwiseItem it(item, place);
+                    exchange.send(number, it.n, it.d, sent[item], it.live);
+                }
+                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+            } else {
+                arrivals += Traits::row_blocks;
+                group_barrier(barrier, arrivals);
+                gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+                    const int b = place.batch_base + n;
+                    return b < batch ? states + l.sequence.offset(0, t + 1, b, h, 0) : nullptr;
+                });
+            }
         }
         __syncthreads();
     }

@@ -37,7 +37,7 @@ struct ForwardParams {
     void* states;                  // out
     void* last_state;              // out, or null
     float* gate_cache;             // out (fp32), or null
-    unsigned* barriers;            // one zeroed counter per group of blocks that share a head
+    unsigned long long* exchange;  // zeroed; the step exchange of the groups that split a head
     int head_offset;               // the first head of this launch
 };
 
@@ -51,11 +51,23 @@ struct BackwardParams {
     void* d_gate_inputs;           // out, layout of Wx
     void* d_gates;                 // out, gate slots layout (for dR and db)
     void* d_initial_states;        // out
-    unsigned* barriers;
+    unsigned long long* exchange;
     int head_offset;
     alternating::RecurrentGradientPolicy policy;
     int cut;                       // no gradient through R
 };
+
+// The step exchange of a group of blocks that split a head (fused_exchange.cuh), in 64-bit words.
+// Tagged: a 32-bit exchange number and 2 values (16-bit types) or 1 (fp32) per word, two parities of
+// every batch row's k_length values (the operand: forward the state, backward the gate gradients).
+// Otherwise: the group's barrier counter.
+template <class Traits> FLASHRNN_HOST_DEVICE constexpr int exchange_values_per_word(const Traits& t) {
+    return t.element_bytes == 4 ? 1 : 2;
+}
+template <class Traits> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_per_group(const Traits& t) {
+    if (!t.tagged_exchange) return 1;
+    return 2LL * t.batch_tiles_per_block * t.mma_n * (t.k_length / exchange_values_per_word(t));
+}
 
 // Elements of padding after each batch row of the operand buffer: rows then start 16 bytes apart
 // modulo 128, so the eight rows a B fragment reads fall on different banks.
