@@ -289,7 +289,8 @@ TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and 
         choose_fused_tiling(preset("h100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
     const std::string source = t.to_source();
     CHECK(source.find("#define FLASHRNN_FUSED_HEAD_DIM 64\n") != std::string::npos);
-    CHECK(source.find("#define FLASHRNN_FUSED_THREADS_PER_BLOCK 256\n") != std::string::npos);
+    CHECK(source.find("#define FLASHRNN_FUSED_THREADS_PER_BLOCK 512\n") != std::string::npos);
+    CHECK(source.find("#define FLASHRNN_FUSED_TAGGED_EXCHANGE 0\n") != std::string::npos); // one block per head
     CHECK(source.find("struct FusedTraits {") != std::string::npos);
     CHECK(source.find("static constexpr int threads_per_block = FLASHRNN_FUSED_THREADS_PER_BLOCK;") !=
           std::string::npos);
@@ -299,7 +300,7 @@ TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and 
         choose_fused_tiling(preset("a100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
     CHECK(t.key() != other.key());  // another architecture
     CHECK(t.key().rfind("forward.lstm.bf16.sm90.", 0) == 0);
-    CHECK(describe(t).find("256 threads") != std::string::npos);
+    CHECK(describe(t).find("512 threads") != std::string::npos);
 }
 
 TEST_CASE("fused tiling: the largest head dimensions in docs/kernels.md are what the model computes") {
