@@ -29,8 +29,6 @@ namespace flashrnn::alternating {
 namespace {
 
 using cuda::check_workspace;
-using cuda::require;
-using cuda::require_16_byte_alignment;
 
 std::int64_t units_per_step(const ProblemShape& p) { return p.batch * p.heads * p.head_dim; }
 
@@ -147,13 +145,8 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
              std::size_t workspace_bytes, Stream stream) {
     const std::string context = context_of("forward", cell, dtype);
     validate(p);
-    require(args.gate_inputs, context, "gate_inputs");
-    require(args.recurrent_weights, context, "recurrent_weights");
-    require(args.bias, context, "bias");
-    require(args.initial_states, context, "initial_states");
-    require(args.states, context, "states");
+    cuda::require_forward_arguments(args, context);
     check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
-    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);
@@ -204,15 +197,8 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     const std::string context = context_of("backward", cell, dtype);
     validate(p);
     validate(policy);
-    require(args.recurrent_weights, context, "recurrent_weights");
-    require(args.states, context, "states");
-    require(args.gate_cache, context, "gate_cache (the forward's, from a call with gate_cache set)");
-    require(args.d_gate_inputs, context, "d_gate_inputs");
-    require(args.d_recurrent_weights, context, "d_recurrent_weights");
-    require(args.d_bias, context, "d_bias");
-    require(args.d_initial_states, context, "d_initial_states");
+    cuda::require_backward_arguments(args, context);
     check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
-    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 
     const CellInfo info = cell_info(cell);
     WorkspacePlan plan(workspace);

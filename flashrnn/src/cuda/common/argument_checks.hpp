@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "flashrnn/alternating.hpp"
 #include "flashrnn/tensor_shapes.hpp"
 
 namespace flashrnn::cuda {
@@ -27,6 +28,28 @@ inline void check_workspace(const std::string& context, void* workspace, std::si
 inline void require_16_byte_alignment(const void* pointer, const std::string& context, const char* name) {
     if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0)
         throw ShapeError(context + ": " + name + " must be 16-byte aligned (cudaMalloc gives 256)");
+}
+
+// The tensors both backends' passes need (alternating.hpp's argument structs): present, and the
+// gate cache aligned.
+inline void require_forward_arguments(const alternating::ForwardArgs& args, const std::string& context) {
+    require(args.gate_inputs, context, "gate_inputs");
+    require(args.recurrent_weights, context, "recurrent_weights");
+    require(args.bias, context, "bias");
+    require(args.initial_states, context, "initial_states");
+    require(args.states, context, "states");
+    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
+}
+
+inline void require_backward_arguments(const alternating::BackwardArgs& args, const std::string& context) {
+    require(args.recurrent_weights, context, "recurrent_weights");
+    require(args.states, context, "states");
+    require(args.gate_cache, context, "gate_cache (the forward's, from a call with gate_cache set)");
+    require(args.d_gate_inputs, context, "d_gate_inputs");
+    require(args.d_recurrent_weights, context, "d_recurrent_weights");
+    require(args.d_bias, context, "d_bias");
+    require(args.d_initial_states, context, "d_initial_states");
+    require_16_byte_alignment(args.gate_cache, context, "gate_cache");
 }
 
 } // namespace flashrnn::cuda

@@ -257,12 +257,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
              std::size_t workspace_bytes, Stream stream) {
     const std::string context = context_of("forward", cell, dtype);
     validate(p);
-    cuda::require(args.gate_inputs, context, "gate_inputs");
-    cuda::require(args.recurrent_weights, context, "recurrent_weights");
-    cuda::require(args.bias, context, "bias");
-    cuda::require(args.initial_states, context, "initial_states");
-    cuda::require(args.states, context, "states");
-    cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
+    cuda::require_forward_arguments(args, context);
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::forward);
     WorkspacePlan plan(workspace);
     unsigned long long* exchange = plan_forward(plan, k.traits);
@@ -285,14 +280,7 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     const std::string context = context_of("backward", cell, dtype);
     validate(p);
     validate(policy);
-    cuda::require(args.recurrent_weights, context, "recurrent_weights");
-    cuda::require(args.states, context, "states");
-    cuda::require(args.gate_cache, context, "gate_cache (the forward's, from a call with gate_cache set)");
-    cuda::require(args.d_gate_inputs, context, "d_gate_inputs");
-    cuda::require(args.d_recurrent_weights, context, "d_recurrent_weights");
-    cuda::require(args.d_bias, context, "d_bias");
-    cuda::require(args.d_initial_states, context, "d_initial_states");
-    cuda::require_16_byte_alignment(args.gate_cache, context, "gate_cache");
+    cuda::require_backward_arguments(args, context);
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::backward);
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);

@@ -76,13 +76,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
         }
     }
-    if (Traits::cooperative) { // the initial state of every unit, as given
-        __syncthreads();
+    if (Traits::cooperative) // the initial state of every unit, as given (after the zeroing's barrier)
         gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
             const int b = place.batch_base + n;
             return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0) : nullptr;
         });
-    }
     __syncthreads();
 
     // The next step's inputs are loaded while this step computes: their latency leaves the chain.
