@@ -2,10 +2,16 @@
 // 132 x 100 by default, against the device's copy bandwidth. Each tensor read or written counts once:
 // linrec forward 3 tensors (x, c -> y), backward 5 (dy, c, y -> dx, dc); RG-LRU forward 4 (x, gate_a,
 // gate_x -> h), backward 8 (x, gate_a, gate_x, h, dh -> dx, d_gate_a, d_gate_x). Timing: CUDA events,
-// warm-up, median of many runs. Prints a table and writes it as CSV.
+// warm-up, median of many runs; by default (--timing stream) the calls are enqueued back to back, each
+// after an untimed read of twice the L2's size (so that no run finds its data in L2), and the GPU's
+// time of each call is measured (a call's last writes may still sit in L2 when it ends); --timing
+// steady times the calls back to back without flushes, all together (a call pays the writes of the one
+// before); --timing isolated waits for each call (the time then includes the host's part of the call:
+// argument checks, the cached configuration, the launch). Prints a table and writes it as CSV.
 //
 //   scan_bench [--rows N] [--lengths 16,64,...] [--dtypes fp32,bf16] [--kernels linrec,rglru]
-//              [--variants automatic,pipe,ref] [--sweep] [--runs N] [--csv FILE]
+//              [--variants automatic,pipe,ref] [--sweep] [--runs N] [--timing stream|steady|isolated]
+//              [--csv FILE]
 // --sweep times every compiled linrec configuration and reports the fastest next to the model's choice.
 #include <cuda_runtime_api.h>
 
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "gpu_bench.hpp"
+#include "l2_flush.hpp"
 #include "flashrnn/linrec.hpp"
 #include "flashrnn/rglru.hpp"
 #include "flashrnn/scan_launch.hpp"
@@ -58,6 +65,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> dtypes{"fp32", "bf16"}, kernels{"linrec", "rglru"}, variants{"automatic"};
     bool sweep = false;
     int runs = 20;
+    std::string timing = "stream";
     std::string csv_path = "scan_bench.csv";
     for (int i = 1; i < argc; ++i) {
         const std::string key = argv[i];
@@ -74,6 +82,13 @@ int main(int argc, char** argv) {
         else if (key == "--variants") variants = split(value());
         else if (key == "--sweep") sweep = true;
         else if (key == "--runs") runs = std::stoi(value());
+        else if (key == "--timing") {
+            timing = value();
+            if (timing != "stream" && timing != "steady" && timing != "isolated") {
+                std::fprintf(stderr, "--timing must be stream, steady or isolated, got %s\n", timing.c_str());
+                return 2;
+            }
+        }
         else if (key == "--csv") csv_path = value();
         else {
             std::fprintf(stderr, "unknown option %s\n", key.c_str());
@@ -93,8 +108,13 @@ int main(int argc, char** argv) {
         const double ms = median_ms([&] { cuda_ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
         copy_gbps = 2.0 * static_cast<double>(max_bytes) / (ms * 1e6);
     }
-    std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB)\n", prop.name, rows,
-                copy_gbps, static_cast<double>(max_bytes) / 1e9);
+    std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB), timing %s\n", prop.name,
+                rows, copy_gbps, static_cast<double>(max_bytes) / 1e9, timing.c_str());
+    const bench::L2Flush flush_l2;
+    auto time_ms = [&](const std::function<void()>& call, int n) {
+        if (timing == "stream") return bench::stream_median_ms(call, n, [&] { flush_l2(); });
+        return timing == "steady" ? bench::steady_ms(call, n) : median_ms(call, n);
+    };
 
     std::vector<Buffer*> buffers;
     for (int t = 0; t < 8; ++t) {
@@ -123,7 +143,7 @@ int main(int argc, char** argv) {
             auto in = [&](int t) { return ConstRows{buffers[static_cast<std::size_t>(t)]->data, length}; };
             auto bench = [&](const std::string& kernel, const std::string& variant, const std::string& config,
                              int tensors, const std::function<void()>& call, int n) {
-                const double ms = median_ms(call, n);
+                const double ms = time_ms(call, n);
                 const double gbps = tensors * elements * size / (ms * 1e6);
                 record({kernel, dtype_name, variant, config, length, ms, gbps, gbps / copy_gbps});
             };
@@ -154,7 +174,7 @@ int main(int argc, char** argv) {
                             for (int t : kLinrecDomains.threads_per_block)
                                 for (ScanAccess a : kLinrecDomains.accesses) {
                                     const ScanConfig c{e, t, a};
-                                    const double ms = median_ms([&] { run({LinrecVariant::pipe, c}); }, std::max(5, runs / 4));
+                                    const double ms = time_ms([&] { run({LinrecVariant::pipe, c}); }, std::max(5, runs / 4));
                                     if (ms < best_ms) best_ms = ms, best = c;
                                     const double g = tensors * elements * size / (ms * 1e6);
                                     swept.push_back({kernel, dtype_name, "sweep", describe(c), length, ms, g, g / copy_gbps});
@@ -185,7 +205,7 @@ int main(int argc, char** argv) {
                                 f.config = c;
                                 b.config = c;
                                 for (bool backward : {false, true}) {
-                                    const double ms = median_ms([&] {
+                                    const double ms = time_ms([&] {
                                         if (backward) rglru_backward(dtype, rshape, b, nullptr);
                                         else rglru_forward(dtype, rshape, f, nullptr);
                                     }, std::max(5, runs / 4));
@@ -202,11 +222,11 @@ int main(int argc, char** argv) {
     for (Buffer* b : buffers) delete b;
 
     std::ofstream csv(csv_path);
-    csv << "kernel,dtype,variant,length,rows,ms,gbps,fraction_of_copy,copy_gbps,configuration\n";
+    csv << "kernel,dtype,variant,length,rows,ms,gbps,fraction_of_copy,copy_gbps,timing,configuration\n";
     table.insert(table.end(), swept.begin(), swept.end());
     for (const Row& r : table)
         csv << r.kernel << ',' << r.dtype << ',' << r.variant << ',' << r.length << ',' << rows << ',' << r.ms << ','
-            << r.gbps << ',' << r.fraction << ',' << copy_gbps << ",\"" << r.config << "\"\n";
+            << r.gbps << ',' << r.fraction << ',' << copy_gbps << ',' << timing << ",\"" << r.config << "\"\n";
     std::printf("wrote %s\n", csv_path.c_str());
     return 0;
 }

@@ -56,7 +56,7 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
     CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 65536, 2, true, false}) ==
           ScanConfig{16, 256, ScanAccess::shared});
     // RG-LRU: 32 bytes per thread where compiled (fp32 forward 8 x 256, backward tiles of 1024), bf16
-    // one warp per row, except the forward's rows from L = 16384 (8 x 256).
+    // one warp per row up to L = 4096, 8 x 256 from L = 16384.
     CHECK(choose_scan_config(h100, ScanKernel::rglru_forward, {13200, 65536, 4, true, false}) ==
           ScanConfig{8, 256, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::rglru_forward, {13200, 4096, 2, true, false}) ==
@@ -65,8 +65,10 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
           ScanConfig{8, 256, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 4, true, false}) ==
           ScanConfig{8, 128, ScanAccess::shared});
-    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 2, true, false}) ==
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 4096, 2, true, false}) ==
           ScanConfig{8, 32, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 2, true, false}) ==
+          ScanConfig{8, 256, ScanAccess::shared});
     // bf16 forward: 16 x 32 up to L = 1024, 16 x 128 from 4096, 16 x 256 from 16384, 16 x 512 from
     // 65536 (its registers, 16-bit elements packed two to a register, just fit the block's limit).
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 1024, 2, true, false}) ==

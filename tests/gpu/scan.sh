@@ -4,7 +4,8 @@
 # 1. the linrec and RG-LRU GPU tests (flashrnn_gpu_tests, exact and random, every configuration);
 # 2. compute-sanitizer memcheck, racecheck and synccheck on the quick subsets;
 # 3. the benchmark (examples/bench/scan_bench) and, where PyTorch is importable, its torch.add / copy
-#    peers (examples/bench/scan_peer.py); CSV files go to OUT_DIR (default: BUILD_DIR/scan_results).
+#    peers (examples/bench/scan_peer.py), timed three ways (--timing stream, steady, isolated: see
+#    scan_bench.cpp); CSV files go to OUT_DIR (default: BUILD_DIR/scan_results).
 # Exit status: non-zero when a test or a sanitizer run fails.
 set -uo pipefail
 build=${1:?usage: tests/gpu/scan.sh BUILD_DIR [OUT_DIR]}
@@ -27,12 +28,20 @@ done
 
 step "benchmark: scans (13200 rows, L = 16 .. 65536)"
 "$bench" --variants automatic,ref,tile --csv "$out/scan_bench.csv" | tee "$out/scan_bench.txt" || status=1
+for timing in steady isolated; do
+    "$bench" --timing $timing --csv "$out/scan_bench_$timing.csv" >"$out/scan_bench_$timing.txt" || status=1
+done
 if python3 -c 'import torch' 2>/dev/null; then
     step "peers: torch.add and copy on the same shapes"
-    python3 "$here/examples/bench/scan_peer.py" --csv "$out/scan_peer.csv" | tee "$out/scan_peer.txt" || status=1
+    for timing in stream steady isolated; do
+        python3 "$here/examples/bench/scan_peer.py" --timing $timing --csv "$out/scan_peer_$timing.csv" |
+            tee "$out/scan_peer_$timing.txt" || status=1
+    done
 fi
 
-step "summary (fraction of the measured copy bandwidth, automatic configuration)"
-awk -F, 'NR > 1 && ($3 == "automatic" || $3 == "fused") { printf "%-9s %-5s L=%-6s %6.0f GB/s %5.1f%%\n", $1, $2, $4, $7, 100 * $8 }' \
-    "$out/scan_bench.csv"
+step "summary (% of the measured copy bandwidth, automatic configuration; timing stream / steady / isolated)"
+awk -F, 'FNR == 1 { file++ } FNR > 1 && ($3 == "automatic" || $3 == "fused") {
+           key = sprintf("%-9s %-5s L=%-6s", $1, $2, $4); if (file == 1) order[++n] = key; pct[key, file] = 100 * $8 }
+         END { for (i = 1; i <= n; i++) printf "%s %5.1f / %5.1f / %5.1f%%\n", order[i], pct[order[i], 1], pct[order[i], 2], pct[order[i], 3] }' \
+    "$out/scan_bench.csv" "$out/scan_bench_steady.csv" "$out/scan_bench_isolated.csv"
 exit $status

@@ -29,8 +29,17 @@
 
 namespace flashrnn::cuda::scan {
 
+// Blocks per SM the compiler must leave registers for: a client may ask for at least
+// `kMinWarpsPerSM` resident warps (its registers then capped to fit them), else 0: no cap.
+template <class Client, int kThreads> constexpr int min_blocks_per_sm() {
+    if constexpr (requires { Client::kMinWarpsPerSM; })
+        return Client::kMinWarpsPerSM > 0 ? std::max(1, Client::kMinWarpsPerSM / (kThreads / kWarpSize)) : 0;
+    else
+        return 0;
+}
+
 template <class Client, int E, int kThreads, ScanAccess A>
-__global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Client::Params params) {
+__device__ __forceinline__ void scan_pipe(const typename Client::Params& params) {
     using Map = typename Client::Map;
     using State = typename Map::State;
     using T = typename Client::Element;
@@ -67,11 +76,27 @@ __global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Clie
     }
 }
 
+// Two kernels with the same body: an explicit minimum of blocks per SM changes ptxas' register
+// allocation even when it is 1 (linrec's backward took 10-20 more registers and lost up to 15% on
+// the H100), so only clients that ask for a cap get one.
+template <class Client, int E, int kThreads, ScanAccess A>
+__global__ void __launch_bounds__(kThreads) scan_pipe_kernel(const typename Client::Params params) {
+    scan_pipe<Client, E, kThreads, A>(params);
+}
+template <class Client, int E, int kThreads, ScanAccess A>
+__global__ void __launch_bounds__(kThreads, std::max(1, min_blocks_per_sm<Client, kThreads>()))
+    scan_pipe_kernel_capped(const typename Client::Params params) {
+    scan_pipe<Client, E, kThreads, A>(params);
+}
+
 // One block per row (rows beyond the grid's limit are taken in turn by the blocks).
 template <class Client, int E, int kThreads, ScanAccess A>
 void launch_pipe(const typename Client::Params& params, cudaStream_t stream, const char* name) {
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(params.sequences, 2147483647));
-    scan_pipe_kernel<Client, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(params);
+    if constexpr (min_blocks_per_sm<Client, kThreads>() > 0)
+        scan_pipe_kernel_capped<Client, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(params);
+    else
+        scan_pipe_kernel<Client, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(params);
     check_launch(name);
 }
 
