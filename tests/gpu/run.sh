@@ -5,7 +5,8 @@
 #   tests/gpu/run.sh [BIN]     BIN: the programs built by scripts/build-gpu.sh (default ./gpu-bin)
 #
 # CSV files and one file of all logs (logs.txt) go to $OUT (default /tmp/flashrnn-gpu). Set
-# FLASHRNN_GPU_QUICK=1 for the short benchmark grid.
+# FLASHRNN_GPU_QUICK=1 for the short benchmark grid, FLASHRNN_GPU_BENCH=0 for tests and sanitizers only.
+# Exit status: non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:-gpu-bin}
@@ -14,11 +15,13 @@ LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 QUICK=${FLASHRNN_GPU_QUICK:-0}
 summary=()
+failed=0
 step() { # name, command...
   local name=$1; shift
   local start=$SECONDS
   "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
+  [ $rc -eq 0 ] || failed=1
   summary+=("$(printf '%-34s %-6s %4ss' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL:$rc)" $((SECONDS - start)))")
   tail -n 25 "$LOGS/$name.log"
   return $rc
@@ -26,11 +29,16 @@ step() { # name, command...
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/device.txt"
 step gpu-tests "$BIN/flashrnn_gpu_tests"
+# Modules loaded eagerly under the sanitizers: with CUDA's lazy loading, compute-sanitizer (CUDA 13.0)
+# memcheck itself crashed (SIGSEGV in its cudaGraphLaunch callback, 0 errors reported) on the
+# alternating backend's kept graphs in 3 of 3 runs on an H100 where 3 of 3 eager runs passed, same
+# machine and state (docs/benchmarks.md). Every kernel is still checked, graph-launched ones included.
 for backend in alternating fused; do # the kernels of each backend on a small subset of its tests
-  step "memcheck-$backend" compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
+  step "memcheck-$backend" env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool memcheck --error-exitcode 1 \
+    "$BIN/flashrnn_gpu_tests" \
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*"
-  step "racecheck-$backend" compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
-    -tc="$backend backend: clipped and cut*,$backend backend: a head split*"
+  step "racecheck-$backend" env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool racecheck --error-exitcode 1 \
+    "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*"
 done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
@@ -55,3 +63,4 @@ for f in "$LOGS"/*.log "$LOGS"/*.txt; do [ -f "$f" ] || continue; echo "===== $(
 echo "== summary ($(head -2 "$LOGS/device.txt" | tail -1))"
 printf '%s\n' "${summary[@]}"
 for f in "$OUT"/lstm_bf16.csv "$OUT"/torch_lstm.csv; do [ -f "$f" ] && { echo "-- $f"; cat "$f"; }; done
+exit $failed
