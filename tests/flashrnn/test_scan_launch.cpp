@@ -69,6 +69,15 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
           ScanConfig{8, 32, ScanAccess::shared});
     CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 65536, 2, true, false}) ==
           ScanConfig{8, 256, ScanAccess::shared});
+    // Rows shorter than a warp's tile: at most length / 32 elements per thread (at least 4).
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_backward, {13200, 256, 2, true, false}) ==
+          ScanConfig{8, 32, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 512, 2, true, false}) ==
+          ScanConfig{16, 32, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 64, 4, true, false}) ==
+          ScanConfig{4, 32, ScanAccess::shared});
+    CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {13200, 64, 2, true, false}) ==
+          ScanConfig{4, 32, ScanAccess::shared});
     // bf16 forward: 16 x 32 up to L = 1024, 16 x 128 from 4096, 16 x 256 from 16384, 16 x 512 from
     // 65536 (its registers, 16-bit elements packed two to a register, just fit the block's limit).
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 1024, 2, true, false}) ==
