@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -29,6 +30,11 @@ struct DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     ~DeviceBuffer() { cudaFree(data); }
 };
+
+inline double median_of(std::vector<float> times) {
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
 
 // Median milliseconds of `runs` timed calls of `call` (which enqueues its work on `stream`) after
 // `warmup` untimed ones.
@@ -51,8 +57,7 @@ inline double median_ms(const std::function<void()>& call, int runs, int warmup 
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median_of(std::move(times));
 }
 
 // Median milliseconds of the GPU time of `runs` calls of `call` enqueued back to back after `warmup`
@@ -85,8 +90,7 @@ inline double stream_median_ms(const std::function<void()>& call, int runs, cons
         cudaEventDestroy(starts[static_cast<std::size_t>(i)]);
         cudaEventDestroy(stops[static_cast<std::size_t>(i)]);
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median_of(std::move(times));
 }
 
 // Milliseconds per call of `runs` calls enqueued back to back between one pair of events, after

@@ -3,29 +3,25 @@
 //  - Exact: every A_l a signed permutation matrix (entries in {-1, 0, 1}, one non-zero per row and
 //    column) and b_l in {-1, 0, 1}^2: every partial product is again a signed permutation and every
 //    partial sum an integer below 2^24, so the GPU must match the loop bit for bit, up to L = 2^20.
-//  - Random contracting matrices (|a00| + |a01| and |a10| + |a11| below 0.9) with fp32 tolerances.
+//  - Random contracting matrices (|a00| + |a01| and |a10| + |a11| at most 0.9) within the scans' fp32
+//    tolerance (scan_test_support.hpp, per element).
 //  - Bad arguments are refused before any launch.
 #include <doctest/doctest.h>
 
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <cstdint>
 #include <random>
-#include <string>
 #include <vector>
 
 #include "cuda/scan/linrec2x2.hpp"
-#include "device_tensor.hpp"
-#include "flashrnn/device_tensor.hpp"
+#include "scan_test_support.hpp"
 
 #ifdef FLASHRNN_WITH_CUDA // the entry point is part of the CUDA build only
 
 using namespace flashrnn;
+using namespace flashrnn::scan_testing;
 using flashrnn::cuda::scan::linrec2x2_forward;
-using flashrnn::testing::compare;
-using flashrnn::testing::cuda_ok;
-using flashrnn::testing::Tolerance;
 
 namespace {
 
@@ -62,11 +58,9 @@ struct Problem {
 
 Problem signed_permutations(const ScanShape& shape, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> pick(0, 7), unit(-1, 1);
-    Problem p{shape, {}, {}};
+    std::uniform_int_distribution<int> pick(0, 7);
     const auto elements = static_cast<std::size_t>(shape.sequences * shape.length);
-    p.a.resize(4 * elements);
-    p.b.resize(2 * elements);
+    Problem p{shape, std::vector<double>(4 * elements), random_signs(2 * elements, true, rng)};
     for (std::size_t e = 0; e < elements; ++e) {
         const int k = pick(rng);
         const double first = (k & 1) ? -1.0 : 1.0, second = (k & 2) ? -1.0 : 1.0;
@@ -75,34 +69,23 @@ Problem signed_permutations(const ScanShape& shape, std::uint64_t seed) {
         p.a[4 * e + 1] = swap ? first : 0.0;
         p.a[4 * e + 2] = swap ? second : 0.0;
         p.a[4 * e + 3] = swap ? 0.0 : second;
-        p.b[2 * e] = unit(rng);
-        p.b[2 * e + 1] = unit(rng);
     }
     return p;
 }
 
+// Inputs rounded to fp32, so that the loop sees what the GPU sees.
 Problem contracting(const ScanShape& shape, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> entry(-0.45, 0.45), offset(-1.0, 1.0);
-    Problem p{shape, {}, {}};
     const auto elements = static_cast<std::size_t>(shape.sequences * shape.length);
-    p.a.resize(4 * elements);
-    p.b.resize(2 * elements);
-    for (double& v : p.a)
-        v = static_cast<double>(static_cast<float>(entry(rng))); // fp32 inputs, so the loop sees what the GPU sees
-    for (double& v : p.b)
-        v = static_cast<double>(static_cast<float>(offset(rng)));
-    return p;
+    return {shape, rounded_to(DType::fp32, random_magnitudes(4 * elements, 0.0, 0.45, rng)),
+            rounded_to(DType::fp32, random_magnitudes(2 * elements, 0.0, 1.0, rng))};
 }
 
 void check_exact(const ScanShape& shape, std::uint64_t seed) {
     const Problem p = signed_permutations(shape, seed);
-    const std::vector<double> gpu = p.on_gpu(), expected = p.reference();
-    std::size_t mismatches = 0, first = 0;
-    for (std::size_t i = 0; i < gpu.size(); ++i)
-        if (!(gpu[i] == expected[i]) && mismatches++ == 0) first = i;
+    const std::int64_t first = first_difference(p.on_gpu(), p.reference());
     INFO("rows " << shape.sequences << ", length " << shape.length << ": first mismatch at " << first);
-    CHECK(mismatches == 0);
+    CHECK(first == -1);
 }
 
 } // namespace
@@ -117,9 +100,9 @@ TEST_CASE("linrec 2x2 small: random contracting matrices against fp32 tolerances
     std::uint64_t seed = 7200;
     for (std::int64_t length : {1, 2, 33, 513, 4097, 65537}) {
         const Problem p = contracting({5, length}, ++seed);
-        const auto check = compare(p.on_gpu(), p.reference(), Tolerance{2e-5, 2e-5});
-        INFO("length " << length << ": " << check.describe("h"));
-        CHECK(check.ok);
+        const Mismatch worst = worst_mismatch(p.on_gpu(), p.reference(), tolerance_of(DType::fp32));
+        INFO("length " << length << ": " << describe(worst));
+        CHECK(worst.index == -1);
     }
 }
 
