@@ -18,7 +18,7 @@ Integer round_down(const Integer& v, const Integer& modulus, const Integer& resi
     return v - floor_mod(v - residue, modulus);
 }
 
-}  // namespace
+} // namespace
 
 Domain Domain::range(const Integer& lo, const Integer& hi) {
     Domain d;
@@ -43,9 +43,11 @@ Domain Domain::values(std::vector<Integer> values) {
 Integer Domain::size() const {
     Integer total = 0;
     if (modulus_ == 1) {
-        for (const auto& iv : intervals_) total += iv.hi - iv.lo + 1;
+        for (const auto& iv : intervals_)
+            total += iv.hi - iv.lo + 1;
     } else {
-        for (const auto& iv : intervals_) total += (iv.hi - iv.lo) / modulus_ + 1;
+        for (const auto& iv : intervals_)
+            total += (iv.hi - iv.lo) / modulus_ + 1;
     }
     return total;
 }
@@ -87,7 +89,8 @@ bool Domain::restrict_min(const Integer& lo) {
         *this = Domain();
         return true;
     }
-    auto first = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return compare(iv.hi, lo) >= 0; });
+    auto first = std::find_if(intervals_.begin(), intervals_.end(),
+                              [&](const Interval& iv) { return compare(iv.hi, lo) >= 0; });
     intervals_.erase(intervals_.begin(), first);
     if (compare(intervals_.front().lo, lo) < 0) intervals_.front().lo = round_up(lo, modulus_, residue_);
     if (fixed()) modulus_ = 1, residue_ = 0;
@@ -100,7 +103,8 @@ bool Domain::restrict_max(const Integer& hi) {
         *this = Domain();
         return true;
     }
-    auto last = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return compare(iv.lo, hi) <= 0; });
+    auto last = std::find_if(intervals_.rbegin(), intervals_.rend(),
+                             [&](const Interval& iv) { return compare(iv.lo, hi) <= 0; });
     intervals_.erase(last.base(), intervals_.end());
     if (compare(intervals_.back().hi, hi) > 0) intervals_.back().hi = round_down(hi, modulus_, residue_);
     if (fixed()) modulus_ = 1, residue_ = 0;
@@ -164,14 +168,14 @@ bool Domain::restrict_congruence(const Integer& modulus, const Integer& residue)
         return true;
     }
     const Integer combined = modulus_ / g * m2;
-    if (combined == modulus_) return false;  // the new congruence is implied
+    if (combined == modulus_) return false; // the new congruence is implied
     const Integer before = size();
     const Integer step = m2 / g;
     const Integer k = floor_mod((r2 - residue_) / g * mod_inverse(modulus_ / g, step), step);
     residue_ = floor_mod(residue_ + modulus_ * k, combined);
     modulus_ = combined;
     normalize();
-    return intervals_.empty() || size() != before;  // a finer congruence may remove no value
+    return intervals_.empty() || size() != before; // a finer congruence may remove no value
 }
 
 bool Domain::intersect(const Domain& other) {
@@ -213,7 +217,8 @@ Domain Domain::shifted(const Integer& offset) const {
 Domain Domain::negated() const {
     Domain d;
     d.intervals_.reserve(intervals_.size());
-    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it) d.intervals_.push_back({-it->hi, -it->lo});
+    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it)
+        d.intervals_.push_back({-it->hi, -it->lo});
     d.modulus_ = modulus_;
     d.residue_ = floor_mod(-residue_, modulus_);
     return d;
@@ -253,13 +258,15 @@ Domain Domain::divided_exactly(const Integer& divisor) const {
 }
 
 std::optional<Integer> Domain::next_at_least(const Integer& v) const {
-    auto it = std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= v; });
+    auto it =
+        std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= v; });
     if (it == intervals_.end()) return std::nullopt;
     return it->lo >= v ? it->lo : round_up(v, modulus_, residue_);
 }
 
 std::optional<Integer> Domain::prev_at_most(const Integer& v) const {
-    auto it = std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= v; });
+    auto it =
+        std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= v; });
     if (it == intervals_.rend()) return std::nullopt;
     return it->hi <= v ? it->hi : round_down(v, modulus_, residue_);
 }
@@ -285,4 +292,4 @@ std::string Domain::to_string() const {
     return s;
 }
 
-}  // namespace constrint
+} // namespace constrint

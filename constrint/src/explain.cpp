@@ -14,7 +14,7 @@ Verdict check(const Model& model, const std::vector<bool>& active, const SolveOp
     return search.status() == Status::Unsatisfiable ? Verdict::Unsatisfiable : Verdict::Unknown;
 }
 
-}  // namespace
+} // namespace
 
 // Deletion filter: drop each constraint in turn and keep it out when the rest is still
 // unsatisfiable. What remains is unsatisfiable, and minimal when every check was decided.
@@ -28,7 +28,7 @@ std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_ch
         active[i] = false;
         const Verdict verdict = check(model, active, per_check);
         if (verdict != Verdict::Unsatisfiable) {
-            active[i] = true;  // needed (or undecided within the limits)
+            active[i] = true; // needed (or undecided within the limits)
             if (verdict == Verdict::Unknown) conflict.minimal = false;
         }
     }
@@ -38,4 +38,4 @@ std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_ch
     return conflict;
 }
 
-}  // namespace constrint
+} // namespace constrint

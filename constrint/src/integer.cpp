@@ -8,10 +8,12 @@
 
 namespace constrint {
 
-int compare_any(const Integer& a, const Integer& b) { return a.compare(b); }
+int compare_any(const Integer& a, const Integer& b) {
+    return a.compare(b);
+}
 
 Integer floor_div(const Integer& a, const Integer& b) {
-    Integer q = a / b;  // truncates towards zero
+    Integer q = a / b; // truncates towards zero
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
@@ -22,7 +24,9 @@ Integer ceil_div(const Integer& a, const Integer& b) {
     return q;
 }
 
-Integer floor_mod(const Integer& a, const Integer& b) { return a - b * floor_div(a, b); }
+Integer floor_mod(const Integer& a, const Integer& b) {
+    return a - b * floor_div(a, b);
+}
 
 Integer gcd(const Integer& a, const Integer& b) {
     Integer g = boost::multiprecision::gcd(a, b);
@@ -35,7 +39,9 @@ Integer lcm(const Integer& a, const Integer& b) {
     return l < 0 ? Integer(-l) : l;
 }
 
-Integer power(const Integer& base, unsigned exponent) { return boost::multiprecision::pow(base, exponent); }
+Integer power(const Integer& base, unsigned exponent) {
+    return boost::multiprecision::pow(base, exponent);
+}
 
 Integer floor_root(const Integer& n, unsigned k) {
     if (k == 1 || n < 2) return n;
@@ -79,7 +85,8 @@ std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
         const std::uint64_t block = 128;
         for (std::uint64_t r = 1; g == 1 && budget > 0; r *= 2) {
             x = y;
-            for (std::uint64_t i = 0; i < r; ++i) y = (y * y + c) % n;
+            for (std::uint64_t i = 0; i < r; ++i)
+                y = (y * y + c) % n;
             for (std::uint64_t k = 0; k < r && g == 1; k += block) {
                 ys = y;
                 for (std::uint64_t i = 0; i < std::min(block, r - k); ++i) {
@@ -90,7 +97,7 @@ std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
                 budget = budget > block ? budget - block : 0;
             }
         }
-        if (g == n) {  // the batch overshot: step one at a time from the saved point
+        if (g == n) { // the batch overshot: step one at a time from the saved point
             do {
                 ys = (ys * ys + c) % n;
                 g = gcd(x > ys ? Integer(x - ys) : Integer(ys - x), n);
@@ -112,7 +119,7 @@ bool factor_into(const Integer& n, std::map<Integer, unsigned>& factors, std::ui
     return factor_into(*d, factors, budget) && factor_into(n / *d, factors, budget);
 }
 
-}  // namespace
+} // namespace
 
 std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count) {
     Integer m = n < 0 ? Integer(-n) : n;
@@ -148,14 +155,17 @@ std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::siz
         Integer factor = 1;
         for (unsigned e = 1; e <= exponent; ++e) {
             factor *= prime;
-            for (std::size_t i = 0; i < previous; ++i) divisors.push_back(divisors[i] * factor);
+            for (std::size_t i = 0; i < previous; ++i)
+                divisors.push_back(divisors[i] * factor);
         }
     }
     std::sort(divisors.begin(), divisors.end());
     return divisors;
 }
 
-std::string to_string(const Integer& value) { return value.str(); }
+std::string to_string(const Integer& value) {
+    return value.str();
+}
 
 std::optional<Integer> parse_integer(std::string_view text) {
     std::size_t i = 0;
@@ -170,4 +180,4 @@ std::optional<Integer> parse_integer(std::string_view text) {
     return negative ? Integer(-value) : value;
 }
 
-}  // namespace constrint
+} // namespace constrint

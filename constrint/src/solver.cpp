@@ -7,20 +7,28 @@ namespace constrint {
 
 const char* to_string(VarOrder order) {
     switch (order) {
-    case VarOrder::Declaration: return "declaration";
-    case VarOrder::SmallestDomain: return "smallest";
-    case VarOrder::MostConstrained: return "most-constrained";
+    case VarOrder::Declaration:
+        return "declaration";
+    case VarOrder::SmallestDomain:
+        return "smallest";
+    case VarOrder::MostConstrained:
+        return "most-constrained";
     }
     return "?";
 }
 
 const char* to_string(Status status) {
     switch (status) {
-    case Status::Satisfiable: return "SATISFIABLE";
-    case Status::Optimal: return "OPTIMAL";
-    case Status::AllSolutions: return "ALL_SOLUTIONS";
-    case Status::Unsatisfiable: return "UNSATISFIABLE";
-    case Status::Unknown: return "UNKNOWN";
+    case Status::Satisfiable:
+        return "SATISFIABLE";
+    case Status::Optimal:
+        return "OPTIMAL";
+    case Status::AllSolutions:
+        return "ALL_SOLUTIONS";
+    case Status::Unsatisfiable:
+        return "UNSATISFIABLE";
+    case Status::Unknown:
+        return "UNKNOWN";
     }
     return "?";
 }
@@ -30,22 +38,33 @@ const Integer& Solution::operator[](const Var& x) const {
     return values_.at(x.index());
 }
 
-const Integer& Solution::operator[](std::string_view name) const { return values_.at(model_->at(name).index()); }
+const Integer& Solution::operator[](std::string_view name) const {
+    return values_.at(model_->at(name).index());
+}
 
 Integer Solution::evaluate(const Expr& term) const {
     model_->check_owned(term);
     return constrint::evaluate(term, values_);
 }
 
-Solver::Solver(const Model& model, SolveOptions options) : search_(std::make_unique<Search>(model, options)) {}
+Solver::Solver(const Model& model, SolveOptions options)
+    : search_(std::make_unique<Search>(model, options)) {}
 Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
-std::optional<Solution> Solver::next() { return search_->next(); }
-Status Solver::status() const { return search_->status(); }
-const Stats& Solver::stats() const { return search_->stats(); }
-const std::string& Solver::stop_reason() const { return search_->stop_reason(); }
+std::optional<Solution> Solver::next() {
+    return search_->next();
+}
+Status Solver::status() const {
+    return search_->status();
+}
+const Stats& Solver::stats() const {
+    return search_->stats();
+}
+const std::string& Solver::stop_reason() const {
+    return search_->stop_reason();
+}
 
 namespace {
 
@@ -66,7 +85,7 @@ Result collect(Solver& solver, std::optional<std::uint64_t> limit) {
     return result;
 }
 
-}  // namespace
+} // namespace
 
 Result solve(const Model& model, SolveOptions options) {
     Solver solver(model, options);
@@ -82,4 +101,4 @@ Result solve_all(const Model& model, std::optional<std::uint64_t> limit, SolveOp
     return collect(solver, limit);
 }
 
-}  // namespace constrint
+} // namespace constrint

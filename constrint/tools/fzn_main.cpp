@@ -34,11 +34,12 @@ unsigned long long number_argument(int argc, char** argv, int& i, const std::str
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != text.size() || text.empty() || text[0] == '-') usage_error(flag + " expects a non-negative number, got '" + text + "'");
+    if (used != text.size() || text.empty() || text[0] == '-')
+        usage_error(flag + " expects a non-negative number, got '" + text + "'");
     return value;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     constrint::FlatZincOptions options;
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
         } else if (arg == "-f" || arg == "--free-search") {
             options.free_search = true;
         } else if (arg == "-p" || arg == "--parallel" || arg == "-r" || arg == "--random-seed") {
-            number_argument(argc, argv, i, arg);  // accepted and checked; the search is sequential and deterministic
+            number_argument(argc, argv, i,
+                            arg); // accepted and checked; the search is sequential and deterministic
         } else if (arg == "-h" || arg == "--help") {
             std::cout << kUsage;
             return 0;

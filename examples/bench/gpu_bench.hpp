@@ -17,7 +17,8 @@
 namespace bench {
 
 inline void cuda_ok(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
 // Uninitialised device memory (at least 256 bytes, so that empty sizes still get an address).
@@ -63,8 +64,9 @@ inline double median_ms(const std::function<void()>& call, int runs, int warmup 
 // Median milliseconds of the GPU time of `runs` calls of `call` enqueued back to back after `warmup`
 // untimed ones, each preceded by `before` (untimed, e.g. an L2 flush: L2Flush). The host waits once, at
 // the end; `before` gives it time to enqueue the next call while the GPU works.
-inline double stream_median_ms(const std::function<void()>& call, int runs, const std::function<void()>& before,
-                               int warmup = 3, cudaStream_t stream = nullptr) {
+inline double stream_median_ms(const std::function<void()>& call, int runs,
+                               const std::function<void()>& before, int warmup = 3,
+                               cudaStream_t stream = nullptr) {
     for (int i = 0; i < warmup; ++i) {
         before();
         call();
@@ -84,7 +86,8 @@ inline double stream_median_ms(const std::function<void()>& call, int runs, cons
     std::vector<float> times;
     for (int i = 0; i < runs; ++i) {
         float ms = 0;
-        cuda_ok(cudaEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)], stops[static_cast<std::size_t>(i)]),
+        cuda_ok(cudaEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)],
+                                     stops[static_cast<std::size_t>(i)]),
                 "cudaEventElapsedTime");
         times.push_back(ms);
         cudaEventDestroy(starts[static_cast<std::size_t>(i)]);
@@ -97,7 +100,8 @@ inline double stream_median_ms(const std::function<void()>& call, int runs, cons
 // `warmup` untimed ones: the steady state of a loop, where a call also pays the writes that the call
 // before it left in L2 (and may find some of that call's data there when its data is not much larger
 // than the L2).
-inline double steady_ms(const std::function<void()>& call, int runs, int warmup = 3, cudaStream_t stream = nullptr) {
+inline double steady_ms(const std::function<void()>& call, int runs, int warmup = 3,
+                        cudaStream_t stream = nullptr) {
     for (int i = 0; i < warmup; ++i)
         call();
     cudaEvent_t start, stop;

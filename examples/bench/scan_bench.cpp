@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu_bench.hpp"
-#include "l2_flush.hpp"
 #include "flashrnn/linrec.hpp"
 #include "flashrnn/rglru.hpp"
 #include "flashrnn/scan_launch.hpp"
+#include "gpu_bench.hpp"
+#include "l2_flush.hpp"
 
 namespace {
 
@@ -41,7 +41,9 @@ using Buffer = bench::DeviceBuffer;
 
 // Fills a buffer with a constant pattern (the values do not matter for the timing, only that they are
 // finite: 0x3C for every byte is 0.0115 in fp32, 1.47 in bf16 halves... all finite, |c| < 1 in fp32).
-void fill(void* data, std::size_t bytes) { cuda_ok(cudaMemset(data, 0x3C, bytes), "cudaMemset"); }
+void fill(void* data, std::size_t bytes) {
+    cuda_ok(cudaMemset(data, 0x3C, bytes), "cudaMemset");
+}
 
 std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> parts;
@@ -73,23 +75,30 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) throw std::invalid_argument(key + " needs a value");
             return std::string(argv[++i]);
         };
-        if (key == "--rows") rows = std::stoll(value());
+        if (key == "--rows")
+            rows = std::stoll(value());
         else if (key == "--lengths") {
             lengths.clear();
-            for (const auto& l : split(value())) lengths.push_back(std::stoll(l));
-        } else if (key == "--dtypes") dtypes = split(value());
-        else if (key == "--kernels") kernels = split(value());
-        else if (key == "--variants") variants = split(value());
-        else if (key == "--sweep") sweep = true;
-        else if (key == "--runs") runs = std::stoi(value());
+            for (const auto& l : split(value()))
+                lengths.push_back(std::stoll(l));
+        } else if (key == "--dtypes")
+            dtypes = split(value());
+        else if (key == "--kernels")
+            kernels = split(value());
+        else if (key == "--variants")
+            variants = split(value());
+        else if (key == "--sweep")
+            sweep = true;
+        else if (key == "--runs")
+            runs = std::stoi(value());
         else if (key == "--timing") {
             timing = value();
             if (timing != "stream" && timing != "steady" && timing != "isolated") {
                 std::fprintf(stderr, "--timing must be stream, steady or isolated, got %s\n", timing.c_str());
                 return 2;
             }
-        }
-        else if (key == "--csv") csv_path = value();
+        } else if (key == "--csv")
+            csv_path = value();
         else {
             std::fprintf(stderr, "unknown option %s\n", key.c_str());
             return 2;
@@ -105,11 +114,13 @@ int main(int argc, char** argv) {
     {
         Buffer a(max_bytes), b(max_bytes);
         fill(a.data, max_bytes);
-        const double ms = median_ms([&] { cuda_ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
+        const double ms = median_ms(
+            [&] { cuda_ok(cudaMemcpyAsync(b.data, a.data, max_bytes, cudaMemcpyDeviceToDevice), "copy"); },
+            runs);
         copy_gbps = 2.0 * static_cast<double>(max_bytes) / (ms * 1e6);
     }
-    std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB), timing %s\n", prop.name,
-                rows, copy_gbps, static_cast<double>(max_bytes) / 1e9, timing.c_str());
+    std::printf("device: %s, rows %lld, copy bandwidth %.0f GB/s (cudaMemcpy D2D of %.2f GB), timing %s\n",
+                prop.name, rows, copy_gbps, static_cast<double>(max_bytes) / 1e9, timing.c_str());
     const bench::L2Flush flush_l2;
     auto time_ms = [&](const std::function<void()>& call, int n) {
         if (timing == "stream") return bench::stream_median_ms(call, n, [&] { flush_l2(); });
@@ -126,10 +137,11 @@ int main(int argc, char** argv) {
     cuda_ok(cudaMemcpy(lambda.data, lambda_host.data(), 400, cudaMemcpyHostToDevice), "cudaMemcpy");
 
     std::vector<Row> table, swept; // swept: every configuration of --sweep (CSV only)
-    std::printf("%-8s %-5s %-10s %8s %10s %9s %6s  %s\n", "kernel", "dtype", "variant", "L", "ms", "GB/s", "copy%", "configuration");
+    std::printf("%-8s %-5s %-10s %8s %10s %9s %6s  %s\n", "kernel", "dtype", "variant", "L", "ms", "GB/s",
+                "copy%", "configuration");
     auto record = [&](Row r) {
-        std::printf("%-8s %-5s %-10s %8lld %10.4f %9.0f %5.1f%%  %s\n", r.kernel.c_str(), r.dtype.c_str(), r.variant.c_str(),
-                    r.length, r.ms, r.gbps, 100 * r.fraction, r.config.c_str());
+        std::printf("%-8s %-5s %-10s %8lld %10.4f %9.0f %5.1f%%  %s\n", r.kernel.c_str(), r.dtype.c_str(),
+                    r.variant.c_str(), r.length, r.ms, r.gbps, 100 * r.fraction, r.config.c_str());
         std::fflush(stdout);
         table.push_back(std::move(r));
     };
@@ -150,10 +162,12 @@ int main(int argc, char** argv) {
             if (std::find(kernels.begin(), kernels.end(), "linrec") != kernels.end()) {
                 for (bool backward : {false, true}) {
                     const std::string kernel = backward ? "linrec.b" : "linrec.f";
-                    const int tensors = tensors_moved(backward ? ScanKernel::linrec_backward : ScanKernel::linrec_forward);
+                    const int tensors =
+                        tensors_moved(backward ? ScanKernel::linrec_backward : ScanKernel::linrec_forward);
                     auto run = [&](const LinrecOptions& options) {
                         if (backward)
-                            linrec_backward(dtype, shape, in(0), in(1), in(2), rows_of(3), rows_of(4), false, nullptr, options);
+                            linrec_backward(dtype, shape, in(0), in(1), in(2), rows_of(3), rows_of(4), false,
+                                            nullptr, options);
                         else
                             linrec_forward(dtype, shape, in(0), in(1), rows_of(2), false, nullptr, options);
                     };
@@ -162,10 +176,17 @@ int main(int argc, char** argv) {
                         if (variant == LinrecVariant::ref && length > 4096) continue; // minutes per run
                         if (variant == LinrecVariant::tile && length > 4096) continue;
                         std::string config = variant == LinrecVariant::ref ? "one thread per row" : "";
-                        if (variant == LinrecVariant::automatic || variant == LinrecVariant::pipe || variant == LinrecVariant::tile)
-                            config = variant == LinrecVariant::tile ? "model (tile)" : describe(linrec_config(dtype, shape, backward, true));
-                        bench(kernel, variant_name, config, tensors, [&] { run({variant, std::nullopt}); },
-                              variant == LinrecVariant::ref ? 3 : runs);
+                        if (variant == LinrecVariant::automatic || variant == LinrecVariant::pipe ||
+                            variant == LinrecVariant::tile)
+                            config = variant == LinrecVariant::tile
+                                         ? "model (tile)"
+                                         : describe(linrec_config(dtype, shape, backward, true));
+                        bench(
+                            kernel, variant_name, config, tensors,
+                            [&] {
+                                run({variant, std::nullopt});
+                            },
+                            variant == LinrecVariant::ref ? 3 : runs);
                     }
                     if (sweep) {
                         double best_ms = 1e30;
@@ -174,29 +195,47 @@ int main(int argc, char** argv) {
                             for (int t : kLinrecDomains.threads_per_block)
                                 for (ScanAccess a : kLinrecDomains.accesses) {
                                     const ScanConfig c{e, t, a};
-                                    const double ms = time_ms([&] { run({LinrecVariant::pipe, c}); }, std::max(5, runs / 4));
+                                    const double ms = time_ms(
+                                        [&] {
+                                            run({LinrecVariant::pipe, c});
+                                        },
+                                        std::max(5, runs / 4));
                                     if (ms < best_ms) best_ms = ms, best = c;
                                     const double g = tensors * elements * size / (ms * 1e6);
-                                    swept.push_back({kernel, dtype_name, "sweep", describe(c), length, ms, g, g / copy_gbps});
+                                    swept.push_back({kernel, dtype_name, "sweep", describe(c), length, ms, g,
+                                                     g / copy_gbps});
                                 }
                         const double gbps = tensors * elements * size / (best_ms * 1e6);
-                        record({kernel, dtype_name, "best", describe(best), length, best_ms, gbps, gbps / copy_gbps});
+                        record({kernel, dtype_name, "best", describe(best), length, best_ms, gbps,
+                                gbps / copy_gbps});
                     }
                 }
             }
-            if (std::find(kernels.begin(), kernels.end(), "rglru") != kernels.end() && rows % 100 == 0 && dtype != DType::fp16) {
+            if (std::find(kernels.begin(), kernels.end(), "rglru") != kernels.end() && rows % 100 == 0 &&
+                dtype != DType::fp16) {
                 const RglruShape rshape{rows / 100, 100, length};
-                RglruForwardArgs f{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, rows_of(3), nullptr, std::nullopt};
-                RglruBackwardArgs b{in(0), in(1), in(2), static_cast<const float*>(lambda.data), nullptr, in(3), in(4), nullptr,
-                                    rows_of(5), rows_of(6), rows_of(7), static_cast<float*>(d_lambda.data), nullptr, std::nullopt};
+                RglruForwardArgs f{in(0),   in(1),      in(2),   static_cast<const float*>(lambda.data),
+                                   nullptr, rows_of(3), nullptr, std::nullopt};
+                RglruBackwardArgs b{
+                    in(0),      in(1),       in(2),      static_cast<const float*>(lambda.data),
+                    nullptr,    in(3),       in(4),      nullptr,
+                    rows_of(5), rows_of(6),  rows_of(7), static_cast<float*>(d_lambda.data),
+                    nullptr,    std::nullopt};
                 const int forward_tensors = tensors_moved(ScanKernel::rglru_forward);
                 const int backward_tensors = tensors_moved(ScanKernel::rglru_backward);
-                bench("rglru.f", "fused", "", forward_tensors, [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
-                bench("rglru.b", "fused", "", backward_tensors, [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
-                bench("rglru.fb", "fused", "", forward_tensors + backward_tensors, [&] {
-                    rglru_forward(dtype, rshape, f, nullptr);
-                    rglru_backward(dtype, rshape, b, nullptr);
-                }, runs);
+                bench(
+                    "rglru.f", "fused", "", forward_tensors,
+                    [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
+                bench(
+                    "rglru.b", "fused", "", backward_tensors,
+                    [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
+                bench(
+                    "rglru.fb", "fused", "", forward_tensors + backward_tensors,
+                    [&] {
+                        rglru_forward(dtype, rshape, f, nullptr);
+                        rglru_backward(dtype, rshape, b, nullptr);
+                    },
+                    runs);
                 if (sweep)
                     for (int e : kRglruDomains.elements_per_thread)
                         for (int t : kRglruDomains.threads_per_block)
@@ -205,28 +244,34 @@ int main(int argc, char** argv) {
                                 f.config = c;
                                 b.config = c;
                                 for (bool backward : {false, true}) {
-                                    const double ms = time_ms([&] {
-                                        if (backward) rglru_backward(dtype, rshape, b, nullptr);
-                                        else rglru_forward(dtype, rshape, f, nullptr);
-                                    }, std::max(5, runs / 4));
-                                    const double g =
-                                        (backward ? backward_tensors : forward_tensors) * elements * size / (ms * 1e6);
-                                    swept.push_back({backward ? "rglru.b" : "rglru.f", dtype_name, "sweep", describe(c), length,
-                                                     ms, g, g / copy_gbps});
+                                    const double ms = time_ms(
+                                        [&] {
+                                            if (backward)
+                                                rglru_backward(dtype, rshape, b, nullptr);
+                                            else
+                                                rglru_forward(dtype, rshape, f, nullptr);
+                                        },
+                                        std::max(5, runs / 4));
+                                    const double g = (backward ? backward_tensors : forward_tensors) *
+                                                     elements * size / (ms * 1e6);
+                                    swept.push_back({backward ? "rglru.b" : "rglru.f", dtype_name, "sweep",
+                                                     describe(c), length, ms, g, g / copy_gbps});
                                 }
                             }
             }
         }
     }
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    for (Buffer* b : buffers) delete b;
+    for (Buffer* b : buffers)
+        delete b;
 
     std::ofstream csv(csv_path);
     csv << "kernel,dtype,variant,length,rows,ms,gbps,fraction_of_copy,copy_gbps,timing,configuration\n";
     table.insert(table.end(), swept.begin(), swept.end());
     for (const Row& r : table)
-        csv << r.kernel << ',' << r.dtype << ',' << r.variant << ',' << r.length << ',' << rows << ',' << r.ms << ','
-            << r.gbps << ',' << r.fraction << ',' << copy_gbps << ',' << timing << ",\"" << r.config << "\"\n";
+        csv << r.kernel << ',' << r.dtype << ',' << r.variant << ',' << r.length << ',' << rows << ',' << r.ms
+            << ',' << r.gbps << ',' << r.fraction << ',' << copy_gbps << ',' << timing << ",\"" << r.config
+            << "\"\n";
     std::printf("wrote %s\n", csv_path.c_str());
     return 0;
 }

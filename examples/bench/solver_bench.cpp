@@ -1,8 +1,8 @@
 // ConstrINT on the classic benchmark problems and the FlashRNN tiling models: prints a table of
 // status, time (median of several runs) and search statistics, and writes it as CSV.
 // Usage: solver_bench [CSV_PATH]   (gecode_compare.sh runs Gecode on the same problems)
-#include <constrint/constrint.hpp>
 #include "models/classic_models.hpp"
+#include <constrint/constrint.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -42,7 +42,7 @@ struct Case {
     std::function<Result()> run;
 };
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     const std::string csv_path = argc > 1 ? argv[1] : "solver_bench.csv";
@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
         {"queens 12, all solutions", [] { return solve_all(queens(12)); }},
         {"pigeonhole 10 into 9 (unsat)", [] { return solve(pigeonhole(10, 9)); }},
         {"GEMM tiling, all solutions", [] { return solve_all(gemm_tiling()); }},
-        {"x*y*z == 2^80 * 3^7, x,y,z in [1, 2^70]", [&] { return solve(load_cint(models + "big_numbers.cint")); }},
+        {"x*y*z == 2^80 * 3^7, x,y,z in [1, 2^70]",
+         [&] { return solve(load_cint(models + "big_numbers.cint")); }},
     };
     std::vector<std::string> tiling;
     for (const auto& entry : std::filesystem::directory_iterator(models + "flashrnn")) {
@@ -62,28 +63,32 @@ int main(int argc, char** argv) {
     }
     std::sort(tiling.begin(), tiling.end());
     for (const std::string& path : tiling) {
-        cases.push_back({"tiling " + std::filesystem::path(path).stem().string(), [path] { return solve(load_cint(path)); }});
+        cases.push_back({"tiling " + std::filesystem::path(path).stem().string(),
+                         [path] { return solve(load_cint(path)); }});
     }
 
     std::ofstream csv(csv_path);
     csv << "case,status,solutions,median_seconds,nodes,failures,propagations\n";
-    std::printf("%-58s %-14s %9s %12s %10s %10s\n", "case", "status", "solutions", "median ms", "nodes", "failures");
+    std::printf("%-58s %-14s %9s %12s %10s %10s\n", "case", "status", "solutions", "median ms", "nodes",
+                "failures");
     for (const Case& c : cases) {
         std::vector<double> seconds;
         Result r;
         for (int run = 0; run < 5; ++run) {
-            r = c.run();  // includes loading and compiling the model
+            r = c.run(); // includes loading and compiling the model
             seconds.push_back(r.stats.seconds);
-            if (r.stats.seconds > 2.0) break;  // slow cases: one run is enough
+            if (r.stats.seconds > 2.0) break; // slow cases: one run is enough
         }
         std::sort(seconds.begin(), seconds.end());
         const double median = seconds[seconds.size() / 2];
-        std::printf("%-58s %-14s %9zu %12.3f %10llu %10llu\n", c.name.c_str(), to_string(r.status), r.solutions.size(),
-                    median * 1e3, static_cast<unsigned long long>(r.stats.nodes),
+        std::printf("%-58s %-14s %9zu %12.3f %10llu %10llu\n", c.name.c_str(), to_string(r.status),
+                    r.solutions.size(), median * 1e3, static_cast<unsigned long long>(r.stats.nodes),
                     static_cast<unsigned long long>(r.stats.failures));
-        csv << '"' << c.name << "\"," << to_string(r.status) << ',' << r.solutions.size() << ',' << median << ','
-            << r.stats.nodes << ',' << r.stats.failures << ',' << r.stats.propagations << '\n';
+        csv << '"' << c.name << "\"," << to_string(r.status) << ',' << r.solutions.size() << ',' << median
+            << ',' << r.stats.nodes << ',' << r.stats.failures << ',' << r.stats.propagations << '\n';
     }
-    std::printf("(time: one solve, compiling the model into propagators included, reading .cint text excluded; CSV: %s)\n", csv_path.c_str());
+    std::printf("(time: one solve, compiling the model into propagators included, reading .cint text "
+                "excluded; CSV: %s)\n",
+                csv_path.c_str());
     return 0;
 }

@@ -12,7 +12,8 @@ namespace constrint::examples {
 inline Model queens(int n) {
     Model m;
     std::vector<Var> q;
-    for (int i = 0; i < n; ++i) q.push_back(m.var("q" + std::to_string(i + 1), 1, n));
+    for (int i = 0; i < n; ++i)
+        q.push_back(m.var("q" + std::to_string(i + 1), 1, n));
     for (int i = 0; i < n; ++i) {
         for (int j = i + 1; j < n; ++j) {
             m.add(q[i] != q[j]);
@@ -27,11 +28,13 @@ inline Model queens(int n) {
 inline Model pigeonhole(int pigeons, int holes) {
     Model m;
     std::vector<Var> p;
-    for (int i = 0; i < pigeons; ++i) p.push_back(m.var("p" + std::to_string(i + 1), 1, holes));
+    for (int i = 0; i < pigeons; ++i)
+        p.push_back(m.var("p" + std::to_string(i + 1), 1, holes));
     for (int i = 0; i < pigeons; ++i) {
-        for (int j = i + 1; j < pigeons; ++j) m.add(p[i] != p[j]);
+        for (int j = i + 1; j < pigeons; ++j)
+            m.add(p[i] != p[j]);
     }
     return m;
 }
 
-}  // namespace constrint::examples
+} // namespace constrint::examples

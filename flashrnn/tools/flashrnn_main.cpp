@@ -50,7 +50,8 @@ std::map<std::string, std::string> parse_options(int argc, char** argv) {
     return options;
 }
 
-std::string take(std::map<std::string, std::string>& options, const std::string& key, const char* fallback = nullptr) {
+std::string take(std::map<std::string, std::string>& options, const std::string& key,
+                 const char* fallback = nullptr) {
     auto it = options.find(key);
     if (it == options.end()) {
         if (!fallback) throw UsageError("missing --" + key);
@@ -70,7 +71,8 @@ std::int64_t take_positive(std::map<std::string, std::string>& options, const st
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != text.size() || value <= 0) throw UsageError("--" + key + " must be a positive integer, got '" + text + "'");
+    if (used != text.size() || value <= 0)
+        throw UsageError("--" + key + " must be a positive integer, got '" + text + "'");
     return value;
 }
 
@@ -80,8 +82,8 @@ void no_options_left(const std::map<std::string, std::string>& options) {
 
 // `tune --backend fused`: the fused kernels' traits for both passes and the solver's time, or the
 // limits that conflict (FusedTilingError: exit status 1).
-int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::int64_t heads, std::int64_t head_dim,
-               std::int64_t batch, flashrnn::DType dtype) {
+int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::int64_t heads,
+               std::int64_t head_dim, std::int64_t batch, flashrnn::DType dtype) {
     constexpr std::int64_t largest = 1 << 24;
     if (heads > largest || head_dim > largest || batch > largest)
         throw UsageError("--heads, --head-dim and --batch must be at most " + std::to_string(largest));
@@ -96,7 +98,8 @@ int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::i
         const flashrnn::FusedTilingResult result = flashrnn::choose_fused_tiling(limits, request);
         std::printf("fused %s kernel (solved in %.2f ms, %llu search nodes): %s",
                     std::string(flashrnn::to_string(pass)).c_str(), result.solve_seconds * 1e3,
-                    static_cast<unsigned long long>(result.search_nodes), flashrnn::describe(result.traits).c_str());
+                    static_cast<unsigned long long>(result.search_nodes),
+                    flashrnn::describe(result.traits).c_str());
     }
     return 0;
 }
@@ -105,25 +108,31 @@ int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::i
 int tune_scan(std::map<std::string, std::string> options) {
     const std::string kernel = take(options, "kernel");
     const std::int64_t length = take_positive(options, "length");
-    const std::int64_t sequences = options.count("sequences") ? take_positive(options, "sequences") : 132 * 100;
+    const std::int64_t sequences =
+        options.count("sequences") ? take_positive(options, "sequences") : 132 * 100;
     const std::string gpu = take(options, "gpu", flashrnn::cuda_device_available() ? "device" : "h100_sxm");
     const std::string dtype = take(options, "dtype", "bf16");
     const std::string aligned = take(options, "aligned", "yes");
     no_options_left(options);
-    if (kernel != "linrec" && kernel != "rglru") throw UsageError("unknown scan kernel '" + kernel + "' (linrec or rglru)");
-    if (aligned != "yes" && aligned != "no") throw UsageError("--aligned must be yes or no, got '" + aligned + "'");
+    if (kernel != "linrec" && kernel != "rglru")
+        throw UsageError("unknown scan kernel '" + kernel + "' (linrec or rglru)");
+    if (aligned != "yes" && aligned != "no")
+        throw UsageError("--aligned must be yes or no, got '" + aligned + "'");
     const int bytes = flashrnn::bytes_of(flashrnn::parse_dtype(dtype));
-    const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
-    std::printf("gpu: %s\n%s, %lld sequences of length %lld, %s, rows %s\n", limits.name.c_str(), kernel.c_str(),
-                static_cast<long long>(sequences), static_cast<long long>(length), dtype.c_str(),
-                aligned == "yes" ? "aligned to 16 bytes" : "not aligned (no vector access)");
+    const flashrnn::DeviceLimits limits =
+        gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    std::printf("gpu: %s\n%s, %lld sequences of length %lld, %s, rows %s\n", limits.name.c_str(),
+                kernel.c_str(), static_cast<long long>(sequences), static_cast<long long>(length),
+                dtype.c_str(), aligned == "yes" ? "aligned to 16 bytes" : "not aligned (no vector access)");
     for (const char* pass : {"forward", "backward"}) {
         const auto scan_kernel = flashrnn::parse_scan_kernel(kernel + "_" + pass);
         const auto start = std::chrono::steady_clock::now();
-        const flashrnn::ScanConfig config =
-            flashrnn::choose_scan_config(limits, scan_kernel, {sequences, length, bytes, aligned == "yes", false});
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        std::printf("%s %s: %s (solved in %.2f ms)\n", kernel.c_str(), pass, flashrnn::describe(config).c_str(), ms);
+        const flashrnn::ScanConfig config = flashrnn::choose_scan_config(
+            limits, scan_kernel, {sequences, length, bytes, aligned == "yes", false});
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%s %s: %s (solved in %.2f ms)\n", kernel.c_str(), pass,
+                    flashrnn::describe(config).c_str(), ms);
     }
     return 0;
 }
@@ -140,25 +149,32 @@ int tune(std::map<std::string, std::string> options) {
     const int bytes = flashrnn::bytes_of(flashrnn::parse_dtype(dtype));
     if (backend != "alternating" && backend != "fused")
         throw UsageError("unknown backend '" + backend + "' for tune (alternating or fused)");
-    const flashrnn::DeviceLimits limits = gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
-    if (backend == "fused") return tune_fused(limits, cell, heads, head_dim, batch, flashrnn::parse_dtype(dtype));
+    const flashrnn::DeviceLimits limits =
+        gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    if (backend == "fused")
+        return tune_fused(limits, cell, heads, head_dim, batch, flashrnn::parse_dtype(dtype));
     const auto start = std::chrono::steady_clock::now();
     const flashrnn::PointwiseLaunch launch = flashrnn::choose_pointwise_launch(
         limits, {batch * heads * head_dim, static_cast<int>(head_dim), bytes});
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("gpu: %s\ncell: %s, %lld heads x %lld, batch %lld, %s\n", limits.name.c_str(),
                 std::string(flashrnn::cell_info(cell).name).c_str(), static_cast<long long>(heads),
                 static_cast<long long>(head_dim), static_cast<long long>(batch), dtype.c_str());
-    std::printf("alternating pointwise kernel: %s (solved in %.2f ms)\n", flashrnn::describe(launch).c_str(), ms);
+    std::printf("alternating pointwise kernel: %s (solved in %.2f ms)\n", flashrnn::describe(launch).c_str(),
+                ms);
     return 0;
 }
 
-flashrnn::reference::Tensor random_tensor(std::vector<std::int64_t> shape, std::mt19937_64& rng, double scale) {
+flashrnn::reference::Tensor random_tensor(std::vector<std::int64_t> shape, std::mt19937_64& rng,
+                                          double scale) {
     std::int64_t count = 1;
-    for (std::int64_t extent : shape) count *= extent;
+    for (std::int64_t extent : shape)
+        count *= extent;
     std::uniform_real_distribution<double> uniform(-scale, scale);
     flashrnn::reference::Tensor t{std::vector<double>(count), std::move(shape)};
-    for (double& v : t.values) v = uniform(rng);
+    for (double& v : t.values)
+        v = uniform(rng);
     return t;
 }
 
@@ -178,13 +194,15 @@ int run(std::map<std::string, std::string> options) {
     flashrnn::validate(problem);
     using flashrnn::tools::GpuBackend;
     if (backend != "reference")
-        return flashrnn::tools::run_gpu_backend(backend == "fused" ? GpuBackend::fused : GpuBackend::alternating, cell,
-                                                problem, flashrnn::parse_dtype(dtype));
+        return flashrnn::tools::run_gpu_backend(backend == "fused" ? GpuBackend::fused
+                                                                   : GpuBackend::alternating,
+                                                cell, problem, flashrnn::parse_dtype(dtype));
     const flashrnn::CellInfo info = flashrnn::cell_info(cell);
     std::mt19937_64 rng(42);
     const double r_scale = 1.0 / std::sqrt(static_cast<double>(problem.head_dim));
     auto wx = random_tensor(flashrnn::sizes_of(flashrnn::gate_inputs_shape(info, problem)), rng, 1.0);
-    auto r = random_tensor(flashrnn::sizes_of(flashrnn::recurrent_weights_shape(info, problem)), rng, r_scale);
+    auto r =
+        random_tensor(flashrnn::sizes_of(flashrnn::recurrent_weights_shape(info, problem)), rng, r_scale);
     auto b = random_tensor(flashrnn::sizes_of(flashrnn::bias_shape(info, problem)), rng, 0.5);
     auto s0 = random_tensor(flashrnn::sizes_of(flashrnn::states_shape(info, problem)), rng, 0.5);
     const auto start = std::chrono::steady_clock::now();
@@ -195,7 +213,8 @@ int run(std::map<std::string, std::string> options) {
         cell, problem, {wx.view(), r.view(), b.view(), fwd.states.view(), d_states.view(), std::nullopt});
     const auto end = std::chrono::steady_clock::now();
     double norm = 0;
-    for (double v : bwd.d_recurrent_weights.values) norm += v * v;
+    for (double v : bwd.d_recurrent_weights.values)
+        norm += v * v;
     std::printf("%s, %s, reference (CPU float64): forward %.3f ms, backward %.3f ms, |dR| = %.6g\n",
                 std::string(info.name).c_str(), flashrnn::to_string(problem).c_str(),
                 std::chrono::duration<double, std::milli>(mid - start).count(),
@@ -203,7 +222,7 @@ int run(std::map<std::string, std::string> options) {
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     const std::string command = argc > 1 ? argv[1] : "";
@@ -219,9 +238,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "flashrnn: %s\n\n%s", e.what(), kUsage);
         return 2;
     } catch (const std::invalid_argument& e) {  // unknown cell or preset, impossible shape
-        std::fprintf(stderr, "%s\n", e.what());  // the library's messages name their source
+        std::fprintf(stderr, "%s\n", e.what()); // the library's messages name their source
         return 2;
-    } catch (const std::exception& e) {  // no configuration fits, no GPU present
+    } catch (const std::exception& e) { // no configuration fits, no GPU present
         std::fprintf(stderr, "flashrnn: %s\n", e.what());
         return 1;
     }

@@ -18,21 +18,27 @@ namespace flashrnn::tools {
 #if FLASHRNN_WITH_CUDA
 namespace {
 
-void ok(cudaError_t status, const char* what) { device_tensor_check(status, what); }
+void ok(cudaError_t status, const char* what) {
+    device_tensor_check(status, what);
+}
 
-std::size_t count(std::int64_t size) { return static_cast<std::size_t>(size); }
+std::size_t count(std::int64_t size) {
+    return static_cast<std::size_t>(size);
+}
 
 std::vector<double> random_values(std::size_t count, double scale, std::mt19937_64& rng) {
     std::uniform_real_distribution<double> uniform(-scale, scale);
     std::vector<double> values(count);
-    for (double& v : values) v = uniform(rng);
+    for (double& v : values)
+        v = uniform(rng);
     return values;
 }
 
 // The largest |gpu - reference| relative to the reference's largest magnitude (at least 1).
 double relative_error(const std::vector<double>& gpu, const std::vector<double>& reference) {
     double scale = 1, error = 0;
-    for (double r : reference) scale = std::max(scale, std::abs(r));
+    for (double r : reference)
+        scale = std::max(scale, std::abs(r));
     for (std::size_t i = 0; i < gpu.size(); ++i) {
         const double e = std::abs(gpu[i] - reference[i]);
         error = std::isnan(e) ? INFINITY : std::max(error, e);
@@ -40,15 +46,19 @@ double relative_error(const std::vector<double>& gpu, const std::vector<double>&
     return error / scale;
 }
 
-const char* name_of(GpuBackend backend) { return backend == GpuBackend::fused ? "fused" : "alternating"; }
+const char* name_of(GpuBackend backend) {
+    return backend == GpuBackend::fused ? "fused" : "alternating";
+}
 
 } // namespace
 
 int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, DType dtype) {
     if (!cuda_device_available())
-        throw std::runtime_error(std::string("the ") + name_of(backend) + " backend needs a CUDA device; none is present");
+        throw std::runtime_error(std::string("the ") + name_of(backend) +
+                                 " backend needs a CUDA device; none is present");
     const bool fused = backend == GpuBackend::fused;
-    if (fused) fused::prepare(cell, problem, dtype); // NVRTC compiles here (or the cache answers), not in the timing
+    if (fused)
+        fused::prepare(cell, problem, dtype); // NVRTC compiles here (or the cache answers), not in the timing
     const CellInfo info = cell_info(cell);
     std::mt19937_64 rng(42);
     const std::int64_t units_per_step = problem.batch * problem.heads * problem.head_dim;
@@ -59,15 +69,19 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     std::vector<double> s0 = random_values(count(states_layout(info, problem).size()), 0.5, rng);
     if (cell == Cell::slstm) { // the normaliser of a non-empty state is positive: n in [0.5, 1.5]
         const std::size_t first = count(states_layout(info, problem).offset(cells::Slstm::n, 0, 0, 0));
-        for (std::size_t i = first; i < first + count(units_per_step); ++i) s0[i] += 1.0;
+        for (std::size_t i = first; i < first + count(units_per_step); ++i)
+            s0[i] += 1.0;
     }
-    std::vector<double> d_states = random_values(count(state_sequence_layout(info, problem).size()), 1.0, rng);
+    std::vector<double> d_states =
+        random_values(count(state_sequence_layout(info, problem).size()), 1.0, rng);
     // The reference sees what the GPU holds: the inputs rounded to the dtype.
-    for (std::vector<double>* values : {&wx, &r, &b, &s0, &d_states}) *values = rounded_to(dtype, *values);
+    for (std::vector<double>* values : {&wx, &r, &b, &s0, &d_states})
+        *values = rounded_to(dtype, *values);
     DeviceTensor d_wx_in(dtype, wx), d_r(dtype, r), d_b(dtype, b), d_s0(dtype, s0), d_up(dtype, d_states);
     DeviceTensor states(dtype, d_states.size()), last(dtype, s0.size());
     DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, problem));
-    DeviceTensor d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()), d_init(dtype, s0.size());
+    DeviceTensor d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()),
+        d_init(dtype, s0.size());
     const std::size_t fw_bytes = fused ? fused::forward_workspace_bytes(cell, problem, dtype)
                                        : alternating::forward_workspace_bytes(cell, problem, dtype);
     const std::size_t bw_bytes = fused ? fused::backward_workspace_bytes(cell, problem, dtype)
@@ -82,13 +96,20 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
         ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
         const alternating::ForwardArgs forward_args{d_wx_in.data(), d_r.data(),  d_b.data(),  d_s0.data(),
                                                     states.data(),  last.data(), cache.data()};
-        if (fused) fused::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
-        else alternating::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
+        if (fused)
+            fused::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
+        else
+            alternating::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
         ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
-        const alternating::BackwardArgs backward_args{d_r.data(),  states.data(), cache.data(),   d_up.data(), nullptr,
-                                                      d_wx.data(), d_rw.data(),   d_bias.data(), d_init.data()};
-        if (fused) fused::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
-        else alternating::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(), bw_bytes, nullptr);
+        const alternating::BackwardArgs backward_args{d_r.data(),  states.data(), cache.data(),
+                                                      d_up.data(), nullptr,       d_wx.data(),
+                                                      d_rw.data(), d_bias.data(), d_init.data()};
+        if (fused)
+            fused::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(),
+                            bw_bytes, nullptr);
+        else
+            alternating::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(),
+                                  bw_bytes, nullptr);
         ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
         ok(cudaEventSynchronize(stop), "alternating backend");
     };
@@ -99,22 +120,29 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     ok(cudaEventElapsedTime(&backward_ms, mid, stop), "cudaEventElapsedTime");
 
     const std::vector<std::int64_t> seq_shape = sizes_of(state_sequence_shape(info, problem));
-    const reference::ForwardResult fwd = reference::forward(
-        cell, problem,
-        {{wx, sizes_of(gate_inputs_shape(info, problem))}, {r, sizes_of(recurrent_weights_shape(info, problem))},
-         {b, sizes_of(bias_shape(info, problem))}, {s0, sizes_of(states_shape(info, problem))}});
-    const reference::BackwardResult bwd = reference::backward(
-        cell, problem,
-        {{wx, sizes_of(gate_inputs_shape(info, problem))}, {r, sizes_of(recurrent_weights_shape(info, problem))},
-         {b, sizes_of(bias_shape(info, problem))}, fwd.states.view(), ConstTensorView{d_states, seq_shape},
-         std::nullopt});
+    const reference::ForwardResult fwd =
+        reference::forward(cell, problem,
+                           {{wx, sizes_of(gate_inputs_shape(info, problem))},
+                            {r, sizes_of(recurrent_weights_shape(info, problem))},
+                            {b, sizes_of(bias_shape(info, problem))},
+                            {s0, sizes_of(states_shape(info, problem))}});
+    const reference::BackwardResult bwd =
+        reference::backward(cell, problem,
+                            {{wx, sizes_of(gate_inputs_shape(info, problem))},
+                             {r, sizes_of(recurrent_weights_shape(info, problem))},
+                             {b, sizes_of(bias_shape(info, problem))},
+                             fwd.states.view(),
+                             ConstTensorView{d_states, seq_shape},
+                             std::nullopt});
     const double tolerance = dtype == DType::fp32 ? 1e-4 : dtype == DType::fp16 ? 1e-2 : 5e-2;
     const double states_error = relative_error(states.download(), fwd.states.values);
     double gradient_error = relative_error(d_wx.download(), bwd.d_gate_inputs.values);
-    gradient_error = std::max(gradient_error, relative_error(d_rw.download(), bwd.d_recurrent_weights.values));
+    gradient_error =
+        std::max(gradient_error, relative_error(d_rw.download(), bwd.d_recurrent_weights.values));
     gradient_error = std::max(gradient_error, relative_error(d_bias.download(), bwd.d_bias.values));
     std::printf("%s, %s, %s (GPU %s): forward %.3f ms, backward %.3f ms\n", std::string(info.name).c_str(),
-                to_string(problem).c_str(), name_of(backend), std::string(to_string(dtype)).c_str(), forward_ms, backward_ms);
+                to_string(problem).c_str(), name_of(backend), std::string(to_string(dtype)).c_str(),
+                forward_ms, backward_ms);
     std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
                 "gradients %.2e (tolerance %.0e)\n",
                 states_error, gradient_error, tolerance);

@@ -338,14 +338,16 @@ inline HarnessCounts check_native_propagator(const std::string& name,
                                              const std::vector<std::vector<Integer>>& domains,
                                              const Predicate& solution, const NativePoster& native,
                                              HarnessOptions options = {}) {
-    return check_propagator(name, domains, solution, [](Model&, const Vars&) {}, options, native);
+    return check_propagator(
+        name, domains, solution, [](Model&, const Vars&) {}, options, native);
 }
 
-inline HarnessCounts check_native_propagator(const std::string& name, int arity, const std::vector<Integer>& values,
-                                             const Predicate& solution, const NativePoster& native,
-                                             HarnessOptions options = {}) {
-    return check_native_propagator(
-        name, std::vector<std::vector<Integer>>(static_cast<std::size_t>(arity), values), solution, native, options);
+inline HarnessCounts check_native_propagator(const std::string& name, int arity,
+                                             const std::vector<Integer>& values, const Predicate& solution,
+                                             const NativePoster& native, HarnessOptions options = {}) {
+    return check_native_propagator(name,
+                                   std::vector<std::vector<Integer>>(static_cast<std::size_t>(arity), values),
+                                   solution, native, options);
 }
 
 // The same small domain for each of `arity` variables.

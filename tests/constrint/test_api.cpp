@@ -22,7 +22,7 @@ std::string message_of(const std::function<void()>& f) {
     return "no ModelError";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("bad models get a ModelError with a clear message") {
     Model m;
@@ -56,9 +56,10 @@ TEST_CASE("a divisor that may be 0 is not 0 in any solution") {
         CHECK(s[y] != 0);
         CHECK(floor_div(s[x], s[y]) == 3);
     }
-    std::size_t expected = 0;  // brute force over the same ranges
+    std::size_t expected = 0; // brute force over the same ranges
     for (int xv = -6; xv <= 6; ++xv) {
-        for (int yv = -2; yv <= 2; ++yv) expected += yv != 0 && floor_div(xv, yv) == 3;
+        for (int yv = -2; yv <= 2; ++yv)
+            expected += yv != 0 && floor_div(xv, yv) == 3;
     }
     CHECK(r.solutions.size() == expected);
 }
@@ -105,11 +106,13 @@ TEST_CASE("every variable order and value choice finds the same solution set") {
         m.add(a + b * 2 == c + 3);
         m.add(a != b);
         m.add((c <= 2) | (c >= 8));
-        for (const Var& v : {a, b, c}) m.prefer(v, prefer);
+        for (const Var& v : {a, b, c})
+            m.prefer(v, prefer);
         return m;
     };
     std::set<std::vector<Integer>> reference;
-    for (const Solution& s : solve_all(model(Prefer::Min)).solutions) reference.insert(s.values());
+    for (const Solution& s : solve_all(model(Prefer::Min)).solutions)
+        reference.insert(s.values());
     REQUIRE(reference.size() > 5);
     for (Prefer prefer : {Prefer::Min, Prefer::Max, Prefer::SplitLow, Prefer::SplitHigh}) {
         for (VarOrder order : {VarOrder::Declaration, VarOrder::SmallestDomain, VarOrder::MostConstrained}) {
@@ -117,7 +120,8 @@ TEST_CASE("every variable order and value choice finds the same solution set") {
             options.order = order;
             const Result r = solve_all(model(prefer), std::nullopt, options);
             std::set<std::vector<Integer>> found;
-            for (const Solution& s : r.solutions) found.insert(s.values());
+            for (const Solution& s : r.solutions)
+                found.insert(s.values());
             CAPTURE(to_string(prefer));
             CAPTURE(to_string(order));
             CHECK(found == reference);
@@ -137,19 +141,19 @@ TEST_CASE("lexicographic objectives: the second breaks ties of the first") {
     m.minimize(y - x);
     const Result r = solve(m);
     REQUIRE(r.status == Status::Optimal);
-    CHECK(r.solutions.back()[x] == 10);  // min(x, 7) = 7 for x >= 7; then y - x smallest: x = 10, y = 0
+    CHECK(r.solutions.back()[x] == 10); // min(x, 7) = 7 for x >= 7; then y - x smallest: x = 10, y = 0
     CHECK(r.solutions.back()[y] == 0);
 }
 
 TEST_CASE("explanations name a minimal conflicting set of constraints") {
     Model m;
     Var a = m.var("a", 1, 100), b = m.var("b", 1, 100), c = m.var("c", 1, 100);
-    m.add(a + b == c, "sum");           // 0
-    m.add(c <= 10, "small c");          // 1
-    m.add(a >= 1, "irrelevant");        // 2
-    m.add(a >= 6, "large a");           // 3
-    m.add(b >= 5, "large b");           // 4
-    m.add(b != 50, "irrelevant too");   // 5
+    m.add(a + b == c, "sum");         // 0
+    m.add(c <= 10, "small c");        // 1
+    m.add(a >= 1, "irrelevant");      // 2
+    m.add(a >= 6, "large a");         // 3
+    m.add(b >= 5, "large b");         // 4
+    m.add(b != 50, "irrelevant too"); // 5
     const auto conflict = explain_conflict(m);
     REQUIRE(conflict.has_value());
     CHECK(conflict->minimal);

@@ -33,7 +33,7 @@ void fail_on(Store& store, VarId x) {
     store.pop_level();
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("AFC: a propagator's failures count for each of its variables, recent ones more") {
     Store store;
@@ -42,7 +42,7 @@ TEST_CASE("AFC: a propagator's failures count for each of its variables, recent 
     store.add_propagator(std::make_unique<FailsAtZero>(std::vector<VarId>{x}));
     store.add_propagator(std::make_unique<FailsAtZero>(std::vector<VarId>{y, z}));
     REQUIRE(store.propagate());
-    CHECK(store.afc(x) == doctest::Approx(1));  // every propagator starts at 1
+    CHECK(store.afc(x) == doctest::Approx(1)); // every propagator starts at 1
     CHECK(store.afc(y) == doctest::Approx(1));
 
     fail_on(store, x);
@@ -53,7 +53,7 @@ TEST_CASE("AFC: a propagator's failures count for each of its variables, recent 
     // One failure each: the later one, y's, weighs more (the first has decayed once more).
     fail_on(store, y);
     CHECK(store.afc(y) > store.afc(x));
-    CHECK(store.afc(z) == doctest::Approx(store.afc(y)));  // z shares y's propagator
+    CHECK(store.afc(z) == doctest::Approx(store.afc(y))); // z shares y's propagator
 }
 
 TEST_CASE("AFC: the counts survive rescaling after many failures") {
@@ -63,7 +63,8 @@ TEST_CASE("AFC: the counts survive rescaling after many failures") {
     store.add_propagator(std::make_unique<FailsAtZero>(std::vector<VarId>{y}));
     REQUIRE(store.propagate());
     // 0.99^25000 is far below 1e-100: the increment is rescaled several times on the way.
-    for (int i = 0; i < 25000; ++i) fail_on(store, x);
+    for (int i = 0; i < 25000; ++i)
+        fail_on(store, x);
     fail_on(store, y);
     // Each failure of x maps its count a to (a + 1) * decay, which converges to decay / (1 - decay);
     // y's failure decays it once more. y's own count is its one failure, decayed once (its start
@@ -76,11 +77,13 @@ TEST_CASE("AFC: the counts survive rescaling after many failures") {
 TEST_CASE("AFC size max phase: the search stays complete (queens 8: 92 solutions)") {
     const auto model = std::make_shared<const Model>(constrint::examples::queens(8));
     Phase phase{{}, VarSelect::AfcSizeMax, Prefer::Min};
-    for (int i = 0; i < static_cast<int>(model->variables().size()); ++i) phase.vars.push_back(i);
+    for (int i = 0; i < static_cast<int>(model->variables().size()); ++i)
+        phase.vars.push_back(i);
     Search search(model, compile(*model), {}, {phase});
     int solutions = 0;
-    while (search.next()) ++solutions;
+    while (search.next())
+        ++solutions;
     CHECK(solutions == 92);
     CHECK(search.status() == Status::AllSolutions);
-    CHECK(search.stats().failures > 0);  // there were failures to count
+    CHECK(search.stats().failures > 0); // there were failures to count
 }

@@ -340,10 +340,11 @@ TEST_CASE("integer: parse_integer rejects text that is not a decimal integer") {
 
 TEST_CASE("integer: compare agrees with boost's comparison, one limb and beyond, every sign") {
     std::vector<Integer> values;
-    for (const Integer& magnitude : {Integer(0), Integer(1), Integer(2), Integer(1) << 63, (Integer(1) << 64) - 1,
-                                     Integer(1) << 64, (Integer(1) << 64) + 1, Integer(1) << 130}) {
+    for (const Integer& magnitude :
+         {Integer(0), Integer(1), Integer(2), Integer(1) << 63, (Integer(1) << 64) - 1, Integer(1) << 64,
+          (Integer(1) << 64) + 1, Integer(1) << 130}) {
         values.push_back(magnitude);
-        values.push_back(-magnitude);  // -0 included: it must equal 0
+        values.push_back(-magnitude); // -0 included: it must equal 0
     }
     for (const Integer& a : values) {
         for (const Integer& b : values) {

@@ -23,38 +23,49 @@ using constrint::testing::interval;
 
 namespace {
 
-long long v(const Assignment& a, std::size_t i) { return static_cast<long long>(a[i]); }
+long long v(const Assignment& a, std::size_t i) {
+    return static_cast<long long>(a[i]);
+}
 
-View view(VarId x) { return View{x, 1, 0}; }
+View view(VarId x) {
+    return View{x, 1, 0};
+}
 
 const std::vector<Integer> kSmall = interval(-3, 3);
 const std::vector<Integer> kBool = interval(0, 1);
 
 // MiniZinc's div and mod truncate towards zero, as C++ does.
-long long trunc_div(long long a, long long b) { return a / b; }
-long long trunc_mod(long long a, long long b) { return a % b; }
+long long trunc_div(long long a, long long b) {
+    return a / b;
+}
+long long trunc_mod(long long a, long long b) {
+    return a % b;
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("native propagators: linear equality, inequality, disequality") {
     check_native_propagator(
-        "2x - 3y + z == 1", 3, kSmall, [](const Assignment& a) { return 2 * v(a, 0) - 3 * v(a, 1) + v(a, 2) == 1; },
+        "2x - 3y + z == 1", 3, kSmall,
+        [](const Assignment& a) { return 2 * v(a, 0) - 3 * v(a, 1) + v(a, 2) == 1; },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{2, x[0]}, {-3, x[1]}, {1, x[2]}},
-                                                      LinearRelation::Eq, Integer(1)));
+            s.add_propagator(std::make_unique<Linear>(
+                std::vector<LinearTerm>{{2, x[0]}, {-3, x[1]}, {1, x[2]}}, LinearRelation::Eq, Integer(1)));
         });
     check_native_propagator(
-        "3x + 2y - z <= -2", 3, kSmall, [](const Assignment& a) { return 3 * v(a, 0) + 2 * v(a, 1) - v(a, 2) <= -2; },
+        "3x + 2y - z <= -2", 3, kSmall,
+        [](const Assignment& a) { return 3 * v(a, 0) + 2 * v(a, 1) - v(a, 2) <= -2; },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{3, x[0]}, {2, x[1]}, {-1, x[2]}},
-                                                      LinearRelation::Le, Integer(-2)));
+            s.add_propagator(std::make_unique<Linear>(
+                std::vector<LinearTerm>{{3, x[0]}, {2, x[1]}, {-1, x[2]}}, LinearRelation::Le, Integer(-2)));
         },
         {300, 2});
     check_native_propagator(
-        "x + 2y - z != 0", 3, kSmall, [](const Assignment& a) { return v(a, 0) + 2 * v(a, 1) - v(a, 2) != 0; },
+        "x + 2y - z != 0", 3, kSmall,
+        [](const Assignment& a) { return v(a, 0) + 2 * v(a, 1) - v(a, 2) != 0; },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{1, x[0]}, {2, x[1]}, {-1, x[2]}},
-                                                      LinearRelation::Ne, Integer(0)));
+            s.add_propagator(std::make_unique<Linear>(
+                std::vector<LinearTerm>{{1, x[0]}, {2, x[1]}, {-1, x[2]}}, LinearRelation::Ne, Integer(0)));
         },
         {300, 3});
     check_native_propagator(
@@ -62,7 +73,8 @@ TEST_CASE("native propagators: linear equality, inequality, disequality") {
         [](const Assignment& a) { return v(a, 0) + v(a, 1) + v(a, 2) + v(a, 3) + v(a, 4) == 2; },
         [](Store& s, const std::vector<VarId>& x) {
             std::vector<LinearTerm> terms;
-            for (VarId y : x) terms.push_back({1, y});
+            for (VarId y : x)
+                terms.push_back({1, y});
             s.add_propagator(std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(2)));
         },
         {100, 4});
@@ -74,9 +86,9 @@ TEST_CASE("native propagators: reification and implication") {
     check_native_propagator(
         "b <-> x <= y", domains, [](const Assignment& a) { return v(a, 0) == (v(a, 1) <= v(a, 2)); },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<LessEqual>(view(x[1]), view(x[2]), 0),
-                                                       std::make_unique<LessEqual>(view(x[2]), view(x[1]), 1),
-                                                       Reified::Mode::Equivalence));
+            s.add_propagator(std::make_unique<Reified>(
+                x[0], std::make_unique<LessEqual>(view(x[1]), view(x[2]), 0),
+                std::make_unique<LessEqual>(view(x[2]), view(x[1]), 1), Reified::Mode::Equivalence));
         });
     check_native_propagator(
         "b <-> x == y", domains, [](const Assignment& a) { return v(a, 0) == (v(a, 1) == v(a, 2)); },
@@ -89,30 +101,32 @@ TEST_CASE("native propagators: reification and implication") {
     check_native_propagator(
         "b -> x != y", domains, [](const Assignment& a) { return v(a, 0) == 0 || v(a, 1) != v(a, 2); },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<NotEqual>(view(x[1]), view(x[2])),
-                                                       std::make_unique<Equal>(view(x[1]), view(x[2])),
-                                                       Reified::Mode::Implication));
+            s.add_propagator(std::make_unique<Reified>(
+                x[0], std::make_unique<NotEqual>(view(x[1]), view(x[2])),
+                std::make_unique<Equal>(view(x[1]), view(x[2])), Reified::Mode::Implication));
         },
         {300, 3});
     check_native_propagator(
-        "b <-> 2x - y == 1", domains, [](const Assignment& a) { return v(a, 0) == (2 * v(a, 1) - v(a, 2) == 1); },
+        "b <-> 2x - y == 1", domains,
+        [](const Assignment& a) { return v(a, 0) == (2 * v(a, 1) - v(a, 2) == 1); },
         [](Store& s, const std::vector<VarId>& x) {
             const std::vector<LinearTerm> terms{{2, x[1]}, {-1, x[2]}};
-            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(1)),
-                                                       std::make_unique<Linear>(terms, LinearRelation::Ne, Integer(1)),
-                                                       Reified::Mode::Equivalence));
+            s.add_propagator(std::make_unique<Reified>(
+                x[0], std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(1)),
+                std::make_unique<Linear>(terms, LinearRelation::Ne, Integer(1)), Reified::Mode::Equivalence));
         },
         {300, 4});
     check_native_propagator(
-        "b <-> x in {-2, 0, 3}", {kBool, kSmall}, [](const Assignment& a) {
-            return v(a, 0) == (v(a, 1) == -2 || v(a, 1) == 0 || v(a, 1) == 3);
-        },
+        "b <-> x in {-2, 0, 3}", {kBool, kSmall},
+        [](const Assignment& a) { return v(a, 0) == (v(a, 1) == -2 || v(a, 1) == 0 || v(a, 1) == 3); },
         [](Store& s, const std::vector<VarId>& x) {
             const Domain set = Domain::values({-2, 0, 3});
             Domain outside = Domain::range(-3, 3);
-            for (const int value : {-2, 0, 3}) outside.remove(value);
+            for (const int value : {-2, 0, 3})
+                outside.remove(value);
             s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Member>(x[1], set),
-                                                       std::make_unique<Member>(x[1], outside), Reified::Mode::Equivalence));
+                                                       std::make_unique<Member>(x[1], outside),
+                                                       Reified::Mode::Equivalence));
         },
         {300, 5});
 }
@@ -121,11 +135,13 @@ TEST_CASE("native propagators: all_different") {
     const auto distinct = [](const Assignment& a) {
         return std::set<Integer>(a.begin(), a.end()).size() == a.size();
     };
-    check_native_propagator("all_different of 4 on [0, 3]", 4, interval(0, 3), distinct,
-                            [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
-    check_native_propagator("all_different of 3 on [-2, 2]", 3, interval(-2, 2), distinct,
-                            [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); },
-                            {300, 2});
+    check_native_propagator(
+        "all_different of 4 on [0, 3]", 4, interval(0, 3), distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    check_native_propagator(
+        "all_different of 3 on [-2, 2]", 3, interval(-2, 2), distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); },
+        {300, 2});
 }
 
 TEST_CASE("native propagators: element") {
@@ -133,16 +149,22 @@ TEST_CASE("native propagators: element") {
     // index (1-based, as in FlatZinc) over [0, 6] so that out-of-range indices are tried too.
     check_native_propagator(
         "result == [3, -1, 3, 0, 2][index]", {interval(0, 6), kSmall},
-        [table](const Assignment& a) { return v(a, 0) >= 1 && v(a, 0) <= 5 && a[1] == table[static_cast<std::size_t>(v(a, 0) - 1)]; },
+        [table](const Assignment& a) {
+            return v(a, 0) >= 1 && v(a, 0) <= 5 && a[1] == table[static_cast<std::size_t>(v(a, 0) - 1)];
+        },
         [table](Store& s, const std::vector<VarId>& x) {
             s.add_propagator(std::make_unique<ElementConstant>(x[0], table, x[1], Integer(1)));
         },
         {300, 1, true});
     check_native_propagator(
-        "result == [x, y, z][index]", {interval(0, 4), interval(-2, 2), interval(-2, 2), interval(-2, 2), interval(-2, 2)},
-        [](const Assignment& a) { return v(a, 0) >= 1 && v(a, 0) <= 3 && v(a, 4) == v(a, static_cast<std::size_t>(v(a, 0))); },
+        "result == [x, y, z][index]",
+        {interval(0, 4), interval(-2, 2), interval(-2, 2), interval(-2, 2), interval(-2, 2)},
+        [](const Assignment& a) {
+            return v(a, 0) >= 1 && v(a, 0) <= 3 && v(a, 4) == v(a, static_cast<std::size_t>(v(a, 0)));
+        },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<ElementVariable>(x[0], std::vector<VarId>{x[1], x[2], x[3]}, x[4], Integer(1)));
+            s.add_propagator(std::make_unique<ElementVariable>(x[0], std::vector<VarId>{x[1], x[2], x[3]},
+                                                               x[4], Integer(1)));
         },
         {200, 2});
 }
@@ -152,23 +174,30 @@ TEST_CASE("native propagators: clauses and parity") {
         "a or b or not c or not d", 4, kBool,
         [](const Assignment& a) { return v(a, 0) == 1 || v(a, 1) == 1 || v(a, 2) == 0 || v(a, 3) == 0; },
         [](Store& s, const std::vector<VarId>& x) {
-            s.add_propagator(std::make_unique<Clause>(std::vector<VarId>{x[0], x[1]}, std::vector<VarId>{x[2], x[3]}));
+            s.add_propagator(
+                std::make_unique<Clause>(std::vector<VarId>{x[0], x[1]}, std::vector<VarId>{x[2], x[3]}));
         },
         {100, 1});
     check_native_propagator(
-        "a xor b xor c xor d", 4, kBool, [](const Assignment& a) { return (v(a, 0) + v(a, 1) + v(a, 2) + v(a, 3)) % 2 == 1; },
-        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<OddParity>(x)); }, {100, 2});
+        "a xor b xor c xor d", 4, kBool,
+        [](const Assignment& a) { return (v(a, 0) + v(a, 1) + v(a, 2) + v(a, 3)) % 2 == 1; },
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<OddParity>(x)); },
+        {100, 2});
 }
 
 TEST_CASE("native propagators: truncated division and remainder (int_div, int_mod)") {
-    const std::vector<std::vector<Integer>> domains{interval(-7, 7), interval(-3, 3), interval(-7, 7), interval(-3, 3)};
+    const std::vector<std::vector<Integer>> domains{interval(-7, 7), interval(-3, 3), interval(-7, 7),
+                                                    interval(-3, 3)};
     check_native_propagator(
         "x = y * q + r, truncated", domains,
         [](const Assignment& a) {
-            return v(a, 1) != 0 && v(a, 2) == trunc_div(v(a, 0), v(a, 1)) && v(a, 3) == trunc_mod(v(a, 0), v(a, 1));
+            return v(a, 1) != 0 && v(a, 2) == trunc_div(v(a, 0), v(a, 1)) &&
+                   v(a, 3) == trunc_mod(v(a, 0), v(a, 1));
         },
         // How fzn-constrint posts int_div and int_mod.
-        [](Store& s, const std::vector<VarId>& x) { post_division(s, x[0], x[1], x[2], x[3], Rounding::Truncate); },
+        [](Store& s, const std::vector<VarId>& x) {
+            post_division(s, x[0], x[1], x[2], x[3], Rounding::Truncate);
+        },
         {300, 1});
 }
 
@@ -178,17 +207,21 @@ TEST_CASE("native propagators: power with a variable exponent") {
         [](const Assignment& a) {
             if (v(a, 1) < 0) return false;
             long long p = 1;
-            for (long long i = 0; i < v(a, 1); ++i) p *= v(a, 0);
+            for (long long i = 0; i < v(a, 1); ++i)
+                p *= v(a, 0);
             return p == v(a, 2);
         },
-        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<PowerVariable>(x[2], x[0], x[1])); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<PowerVariable>(x[2], x[0], x[1]));
+        },
         {200, 1});
 }
 
 TEST_CASE("native propagators: count") {
     // count(x0, x1, x2 == y) == c with y = x3, c = x4.
     check_native_propagator(
-        "count([x, y, z], v) == c", {interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 3)},
+        "count([x, y, z], v) == c",
+        {interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 2), interval(0, 3)},
         [](const Assignment& a) { return (a[0] == a[3]) + (a[1] == a[3]) + (a[2] == a[3]) == v(a, 4); },
         [](Store& s, const std::vector<VarId>& x) {
             s.add_propagator(std::make_unique<Count>(std::vector<VarId>{x[0], x[1], x[2]}, x[3], x[4]));
@@ -200,7 +233,8 @@ namespace {
 
 // The sums implied by counts c_k of values v_k in x (CardinalitySums' constraint):
 // sum c_k == #{x_j in V} and sum v_k * c_k == sum of the x_j in V.
-bool cardinality_sums_hold(const Assignment& x, const std::vector<long long>& values, const Assignment& counts) {
+bool cardinality_sums_hold(const Assignment& x, const std::vector<long long>& values,
+                           const Assignment& counts) {
     long long in = 0, sum = 0, count = 0, weighted = 0;
     for (const Integer& xi : x) {
         const long long value = static_cast<long long>(xi);
@@ -215,14 +249,16 @@ bool cardinality_sums_hold(const Assignment& x, const std::vector<long long>& va
     return count == in && weighted == sum;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("native propagators: the sums implied by counts of several values (CardinalitySums)") {
     // V a range, x partly outside it: x0..x2 in -1..3, counts of 0, 1, 2 in 0..3.
     const std::vector<Integer> x_values = interval(-1, 3), c_values = interval(0, 3);
     check_native_propagator(
         "counts of {0, 1, 2}: sums", {x_values, x_values, x_values, c_values, c_values, c_values},
-        [](const Assignment& a) { return cardinality_sums_hold({a[0], a[1], a[2]}, {0, 1, 2}, {a[3], a[4], a[5]}); },
+        [](const Assignment& a) {
+            return cardinality_sums_hold({a[0], a[1], a[2]}, {0, 1, 2}, {a[3], a[4], a[5]});
+        },
         [](Store& s, const std::vector<VarId>& x) {
             s.add_propagator(std::make_unique<CardinalitySums>(std::vector<VarId>{x[0], x[1], x[2]},
                                                                std::vector<Integer>{0, 1, 2},
@@ -233,7 +269,9 @@ TEST_CASE("native propagators: the sums implied by counts of several values (Car
     const std::vector<Integer> wide = interval(-2, 3);
     check_native_propagator(
         "counts of {3, -2, 1}: sums", {wide, wide, wide, c_values, c_values, c_values},
-        [](const Assignment& a) { return cardinality_sums_hold({a[0], a[1], a[2]}, {3, -2, 1}, {a[3], a[4], a[5]}); },
+        [](const Assignment& a) {
+            return cardinality_sums_hold({a[0], a[1], a[2]}, {3, -2, 1}, {a[3], a[4], a[5]});
+        },
         [](Store& s, const std::vector<VarId>& x) {
             s.add_propagator(std::make_unique<CardinalitySums>(std::vector<VarId>{x[0], x[1], x[2]},
                                                                std::vector<Integer>{3, -2, 1},
@@ -243,7 +281,9 @@ TEST_CASE("native propagators: the sums implied by counts of several values (Car
     // The magic sequence's shape: the counted variables are the counts (x_i counts value i).
     check_native_propagator(
         "x_i counts i in x (magic sequence), sums", 4, interval(0, 4),
-        [](const Assignment& a) { return cardinality_sums_hold(a, {0, 1, 2, 3}, a); },
+        [](const Assignment& a) {
+            return cardinality_sums_hold(a, {0, 1, 2, 3}, a);
+        },
         [](Store& s, const std::vector<VarId>& x) {
             s.add_propagator(std::make_unique<CardinalitySums>(x, std::vector<Integer>{0, 1, 2, 3}, x));
         },

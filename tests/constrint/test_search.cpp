@@ -21,7 +21,7 @@ bool is_queens_solution(const std::vector<Integer>& q) {
     return true;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("n-queens: 92 solutions for 8, 724 for 10, each a real placement, none twice") {
     for (auto [n, count] : {std::pair{8, 92}, std::pair{10, 724}}) {
@@ -40,11 +40,12 @@ TEST_CASE("n-queens: 92 solutions for 8, 724 for 10, each a real placement, none
 TEST_CASE("SEND + MORE = MONEY has the unique solution 9567 + 1085 = 10652") {
     Model m;
     auto v = [&](const char* name, int lo) { return m.var(name, lo, 9); };
-    Var S = v("S", 1), E = v("E", 0), N = v("N", 0), D = v("D", 0), M = v("M", 1), O = v("O", 0), R = v("R", 0),
-        Y = v("Y", 0);
+    Var S = v("S", 1), E = v("E", 0), N = v("N", 0), D = v("D", 0), M = v("M", 1), O = v("O", 0),
+        R = v("R", 0), Y = v("Y", 0);
     const std::vector<Var> letters{S, E, N, D, M, O, R, Y};
     for (std::size_t i = 0; i < letters.size(); ++i) {
-        for (std::size_t j = i + 1; j < letters.size(); ++j) m.add(letters[i] != letters[j]);
+        for (std::size_t j = i + 1; j < letters.size(); ++j)
+            m.add(letters[i] != letters[j]);
     }
     m.add(1000 * S + 100 * E + 10 * N + D + 1000 * M + 100 * O + 10 * R + E ==
           10000 * M + 1000 * O + 100 * N + 10 * E + Y);
@@ -96,6 +97,6 @@ TEST_CASE("big integers: x * y * z == 2^80 * 3^7 with x, y, z in [1, 2^70]") {
     REQUIRE(r.status == Status::Satisfiable);
     const Solution& s = r.solutions[0];
     CHECK(s[x] * s[y] * s[z] == target);
-    CHECK(s[x] == power(2, 70));  // the largest divisor of the target that is <= 2^70
+    CHECK(s[x] == power(2, 70)); // the largest divisor of the target that is <= 2^70
     CHECK(r.stats.nodes < 1000);
 }

@@ -10,7 +10,7 @@ TEST_CASE("store stamps: on the branch at the node and below it, off it after ba
     Store store;
     const Store::Stamp root = store.stamp();
     CHECK(store.on_branch(root));
-    CHECK_FALSE(store.on_branch(Store::Stamp{}));  // the default stamp is never on the branch
+    CHECK_FALSE(store.on_branch(Store::Stamp{})); // the default stamp is never on the branch
 
     store.push_level();
     const Store::Stamp left = store.stamp();
@@ -20,16 +20,16 @@ TEST_CASE("store stamps: on the branch at the node and below it, off it after ba
     CHECK(store.on_branch(left));
     CHECK(store.on_branch(left_left));
 
-    store.pop_level();  // back at `left`
+    store.pop_level(); // back at `left`
     CHECK(store.on_branch(left));
     CHECK_FALSE(store.on_branch(left_left));
-    store.push_level();  // a sibling of left_left, at the same depth
+    store.push_level(); // a sibling of left_left, at the same depth
     CHECK_FALSE(store.on_branch(left_left));
     CHECK(store.on_branch(left));
 
     store.pop_level();
     store.pop_level();  // back at the root
-    store.push_level();  // a sibling of left
+    store.push_level(); // a sibling of left
     CHECK_FALSE(store.on_branch(left));
     CHECK(store.on_branch(root));
 }

@@ -42,7 +42,8 @@ inline FusedKernelTraits lstm_traits(int head_dim = 64, FusedPass pass = FusedPa
 
 // A kernel that uses the traits the way the fused kernels will: block size, shared memory and
 // tile counts as compile-time constants, with the traits' invariants checked by the device compiler.
-inline const KernelSource kTraitsProbe{"traits_probe.cu", R"(
+inline const KernelSource kTraitsProbe{"traits_probe.cu",
+                                       R"(
 static_assert(FusedTraits::row_warps * FusedTraits::k_warps * 32 == FusedTraits::threads_per_block,
               "warps of the block");
 static_assert(FusedTraits::row_tiles_per_warp * FusedTraits::row_warps >= FusedTraits::row_tiles_per_block,
@@ -67,10 +68,12 @@ traits_probe(const float* in, float* out) {
     out[blockIdx.x * FusedTraits::threads_per_block + threadIdx.x] = sum;
 }
 )",
-                                   "traits_probe", {}};
+                                       "traits_probe",
+                                       {}};
 
 // A kernel that needs more than 32 registers: compiled with --maxrregcount=32 it spills.
-inline const KernelSource kSpiller{"spiller.cu", R"(
+inline const KernelSource kSpiller{"spiller.cu",
+                                   R"(
 template <int N> __global__ void spiller(const float* in, float* out) {
     float values[N];
     #pragma unroll
@@ -83,7 +86,8 @@ template <int N> __global__ void spiller(const float* in, float* out) {
     out[threadIdx.x] = sum;
 }
 )",
-                                "spiller<64>", {}};
+                                   "spiller<64>",
+                                   {}};
 
 inline CompileOptions in_folder(const std::filesystem::path& dir) {
     CompileOptions options;

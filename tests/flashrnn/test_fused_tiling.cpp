@@ -17,7 +17,9 @@ using namespace flashrnn;
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
 
 FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim, int batch) {
     FusedTilingRequest r;
@@ -70,8 +72,8 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
     const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
-    const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block + 2 +
-                          item_registers * items + r.overhead_registers_per_thread;
+    const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block +
+                          2 + item_registers * items + r.overhead_registers_per_thread;
     CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
     CHECK(t.registers_per_thread == registers);
     CHECK(registers <= limits.max_registers_per_thread);
@@ -80,23 +82,27 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // Shared memory.
     const std::int64_t tile_bytes = std::int64_t(t.mma_m) * t.mma_k * t.element_bytes;
     const std::int64_t batch_rows = std::int64_t(t.mma_n) * t.batch_tiles_per_block;
-    const std::int64_t r_shared = tile_bytes * t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory;
-    const std::int64_t shared = r_shared + (std::int64_t(t.mma_k) * t.k_tiles_per_block + 8) * batch_rows * t.element_bytes +
-                                4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows +
-                                4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows +
-                                (forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
+    const std::int64_t r_shared =
+        tile_bytes * t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory;
+    const std::int64_t shared =
+        r_shared + (std::int64_t(t.mma_k) * t.k_tiles_per_block + 8) * batch_rows * t.element_bytes +
+        4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows +
+        4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows +
+        (forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
     CHECK(t.r_shared_memory_bytes == r_shared);
     CHECK(t.shared_memory_bytes == shared);
     CHECK(shared <= limits.shared_memory_per_block_optin);
     CHECK(shared + limits.reserved_shared_memory_per_block <= limits.shared_memory_per_sm);
     // R of the block is held in its registers and shared memory.
     const std::int64_t r_tiles_of_block = std::int64_t(t.row_tiles_per_block) * t.k_tiles_per_block;
-    const std::int64_t r_tile_slots = std::int64_t(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_per_warp;
+    const std::int64_t r_tile_slots =
+        std::int64_t(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_per_warp;
     CHECK(r_tile_slots >= r_tiles_of_block);
     // Grid: a cooperative launch exactly when a head spans blocks, and then all blocks resident.
     const int blocks_per_head = t.row_blocks * t.k_blocks;
     CHECK(t.cooperative == (blocks_per_head > 1));
-    if (t.cooperative) CHECK(std::int64_t(t.heads_per_launch) * t.batch_blocks * blocks_per_head <= limits.sm_count);
+    if (t.cooperative)
+        CHECK(std::int64_t(t.heads_per_launch) * t.batch_blocks * blocks_per_head <= limits.sm_count);
 }
 
 constexpr std::array<DType, 3> kDTypes{DType::fp32, DType::bf16, DType::fp16};
@@ -105,11 +111,12 @@ constexpr std::array<DType, 3> kDTypes{DType::fp32, DType::bf16, DType::fp16};
 // scanned down from what the chip could hold at all, since feasibility is not monotone.
 int largest_head_dim(const DeviceLimits& limits, Cell cell, DType dtype, bool with_backward) {
     const int g_rec = cell_info(cell).num_recurrent_gates;
-    const double chip_bytes =
-        double(limits.sm_count) * (double(limits.registers_per_sm) * 4 + double(limits.shared_memory_per_block_optin));
+    const double chip_bytes = double(limits.sm_count) * (double(limits.registers_per_sm) * 4 +
+                                                         double(limits.shared_memory_per_block_optin));
     for (int dh = int(std::sqrt(chip_bytes / (g_rec * bytes_of(dtype)))) / 16 * 16; dh >= 16; dh -= 16) {
         if (!fused_tiling_exists(limits, request_of(FusedPass::forward, cell, dtype, 1, dh, 16))) continue;
-        if (!with_backward || fused_tiling_exists(limits, request_of(FusedPass::backward, cell, dtype, 1, dh, 16)))
+        if (!with_backward ||
+            fused_tiling_exists(limits, request_of(FusedPass::backward, cell, dtype, 1, dh, 16)))
             return dh;
     }
     return 0;
@@ -148,7 +155,8 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
                     for (int heads : {1, 12})
                         for (int head_dim : {16, 24, 64, 768})
                             for (int batch : {1, 3, 64}) {
-                                const FusedTilingRequest r = request_of(pass, cell, dtype, heads, head_dim, batch);
+                                const FusedTilingRequest r =
+                                    request_of(pass, cell, dtype, heads, head_dim, batch);
                                 CAPTURE(name);
                                 CAPTURE(to_string(pass));
                                 CAPTURE(cell_info(cell).name);
@@ -163,7 +171,8 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
                                     // Only the largest head may not fit (fp32 with a large batch on
                                     // the smaller GPUs: the state operands outgrow shared memory).
                                     CHECK(head_dim == 768);
-                                    CHECK(std::string(e.what()).find("cannot hold together") != std::string::npos);
+                                    CHECK(std::string(e.what()).find("cannot hold together") !=
+                                          std::string::npos);
                                     ++refused;
                                 }
                             }
@@ -173,11 +182,13 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
     CHECK(refused * 20 < solved);
 }
 
-TEST_CASE("fused tiling: App. D's preferences (heads in one launch, one block per small head, R in registers)") {
+TEST_CASE(
+    "fused tiling: App. D's preferences (heads in one launch, one block per small head, R in registers)") {
     const DeviceLimits h100 = preset("h100");
     SUBCASE("12 heads of 64: each head is one independent block, R entirely in registers") {
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
-            const auto t = choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
+            const auto t =
+                choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
             CHECK(t.launches == 1);
             CHECK(!t.cooperative);
             CHECK(t.row_blocks == 1);
@@ -187,23 +198,27 @@ TEST_CASE("fused tiling: App. D's preferences (heads in one launch, one block pe
         }
     }
     SUBCASE("one head of 768: spread over blocks along the parallel dimension, none along k") {
-        const auto f = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 16));
+        const auto f =
+            choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 16));
         CHECK(f.traits.cooperative);
         CHECK(f.traits.k_blocks == 1);
         CHECK(f.traits.row_blocks >= 48);
         CHECK(f.solve_seconds < 1.0);
-        const auto b = choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 16));
+        const auto b =
+            choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 16));
         CHECK(b.traits.k_blocks == 1);
         CHECK(b.traits.rows == 768);
         CHECK(b.traits.k_length == 4 * 768);
     }
     SUBCASE("fp32 uses tf32 m16n8k8, 16-bit types m16n8k16") {
-        const auto fp32 = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp32, 2, 48, 3));
+        const auto fp32 =
+            choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp32, 2, 48, 3));
         CHECK(fp32.traits.mma_k == 8);
         CHECK(fp32.traits.element_bytes == 4);
-        const auto fp16 = choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp16, 2, 48, 3));
+        const auto fp16 =
+            choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp16, 2, 48, 3));
         CHECK(fp16.traits.mma_k == 16);
-        CHECK(fp16.traits.rows == 3 * 48);  // GRU: 3 blocks of R (its 4th gate has none)
+        CHECK(fp16.traits.rows == 3 * 48); // GRU: 3 blocks of R (its 4th gate has none)
     }
 }
 
@@ -212,7 +227,8 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
     SUBCASE("R larger than the chip") {
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 4096, 16)),
-            doctest::Contains("R needs 128.0 MiB of registers and shared memory on this head (4 x 4096 x 4096 x 2 B)"),
+            doctest::Contains(
+                "R needs 128.0 MiB of registers and shared memory on this head (4 x 4096 x 4096 x 2 B)"),
             FusedTilingError);
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 4096, 16)),
@@ -220,7 +236,8 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
     }
     SUBCASE("the message names the problem and the GPU") {
         try {
-            choose_fused_tiling(preset("l4"), request_of(FusedPass::forward, Cell::slstm, DType::fp32, 1, 2048, 1));
+            choose_fused_tiling(preset("l4"),
+                                request_of(FusedPass::forward, Cell::slstm, DType::fp32, 1, 2048, 1));
             FAIL("expected no configuration");
         } catch (const FusedTilingError& e) {
             const std::string what = e.what();
@@ -229,8 +246,9 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
         }
     }
     SUBCASE("malformed requests") {
-        CHECK_THROWS_AS(choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 0, 64, 1)),
-                        std::invalid_argument);
+        CHECK_THROWS_AS(
+            choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 0, 64, 1)),
+            std::invalid_argument);
         DeviceLimits turing = h100;
         turing.compute_capability_major = 7;
         turing.compute_capability_minor = 5;
@@ -240,7 +258,8 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
     }
 }
 
-TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and lowers the register budget") {
+TEST_CASE(
+    "fused tiling: compiler feedback excludes a spilling configuration and lowers the register budget") {
     const DeviceLimits h100 = preset("h100");
     FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 1536, 16);
     request.max_threads_per_block = 256; // near the 255-register cap, where the feedback matters most
@@ -269,7 +288,8 @@ TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and
         }
     }
     SUBCASE("no spill, more registers than estimated: the overhead is recalibrated") {
-        const FusedTilingRequest calibrated = with_feedback(request, {first, first.registers_per_thread + 10, 0});
+        const FusedTilingRequest calibrated =
+            with_feedback(request, {first, first.registers_per_thread + 10, 0});
         CHECK(calibrated.overhead_registers_per_thread == request.overhead_registers_per_thread + 10);
         const FusedKernelTraits next = choose_fused_tiling(h100, calibrated).traits;
         check_fits(h100, calibrated, next);
@@ -278,27 +298,31 @@ TEST_CASE("fused tiling: compiler feedback excludes a spilling configuration and
         FusedTilingRequest small = request_of(FusedPass::forward, Cell::elman, DType::bf16, 1, 64, 16);
         FusedKernelTraits t = choose_fused_tiling(h100, small).traits;
         t.r_registers_per_thread = 0;
-        CHECK_THROWS_WITH_AS(choose_fused_tiling(h100, with_feedback(small, {t, 255, 4})),
-                             doctest::Contains("the compiler spilled 4 bytes with 0 registers of R per thread"),
-                             FusedTilingError);
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(h100, with_feedback(small, {t, 255, 4})),
+            doctest::Contains("the compiler spilled 4 bytes with 0 registers of R per thread"),
+            FusedTilingError);
     }
 }
 
 TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and as a cache key") {
-    const auto t =
-        choose_fused_tiling(preset("h100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
+    const auto t = choose_fused_tiling(preset("h100"),
+                                       request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16))
+                       .traits;
     const std::string source = t.to_source();
     CHECK(source.find("#define FLASHRNN_FUSED_HEAD_DIM 64\n") != std::string::npos);
     CHECK(source.find("#define FLASHRNN_FUSED_THREADS_PER_BLOCK 512\n") != std::string::npos);
-    CHECK(source.find("#define FLASHRNN_FUSED_TAGGED_EXCHANGE 0\n") != std::string::npos); // one block per head
+    CHECK(source.find("#define FLASHRNN_FUSED_TAGGED_EXCHANGE 0\n") !=
+          std::string::npos); // one block per head
     CHECK(source.find("struct FusedTraits {") != std::string::npos);
     CHECK(source.find("static constexpr int threads_per_block = FLASHRNN_FUSED_THREADS_PER_BLOCK;") !=
           std::string::npos);
     const auto options = t.compiler_options();
     CHECK(std::find(options.begin(), options.end(), "-DFLASHRNN_FUSED_MMA_K=16") != options.end());
-    const auto other =
-        choose_fused_tiling(preset("a100"), request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16)).traits;
-    CHECK(t.key() != other.key());  // another architecture
+    const auto other = choose_fused_tiling(preset("a100"), request_of(FusedPass::forward, Cell::lstm,
+                                                                      DType::bf16, 12, 64, 16))
+                           .traits;
+    CHECK(t.key() != other.key()); // another architecture
     CHECK(t.key().rfind("forward.lstm.bf16.sm90.", 0) == 0);
     CHECK(describe(t).find("512 threads") != std::string::npos);
 }
@@ -312,9 +336,11 @@ TEST_CASE("fused tiling: the largest head dimensions in docs/kernels.md are what
     std::stringstream text;
     text << file.rdbuf();
     const std::string doc = text.str();
-    const std::string begin = "<!-- fused-max-head-dim: begin -->\n", end = "<!-- fused-max-head-dim: end -->";
+    const std::string begin = "<!-- fused-max-head-dim: begin -->\n",
+                      end = "<!-- fused-max-head-dim: end -->";
     const auto from = doc.find(begin), to = doc.find(end);
-    REQUIRE_MESSAGE((from != std::string::npos && to != std::string::npos), "no table markers in " << docs.string());
+    REQUIRE_MESSAGE((from != std::string::npos && to != std::string::npos),
+                    "no table markers in " << docs.string());
     const std::string documented = doc.substr(from + begin.size(), to - from - begin.size());
     const std::string computed = largest_head_dim_table();
     CHECK_MESSAGE(documented == computed, "docs/kernels.md should hold, between its markers:\n" << computed);

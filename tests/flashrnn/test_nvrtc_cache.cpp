@@ -26,7 +26,9 @@ using namespace flashrnn::testing;
 
 namespace {
 
-bool is_valid_entry(const KernelCache& cache, const std::string& key) { return cache.load(key).has_value(); }
+bool is_valid_entry(const KernelCache& cache, const std::string& key) {
+    return cache.load(key).has_value();
+}
 
 } // namespace
 
@@ -35,7 +37,8 @@ TEST_CASE("nvrtc: compiles a kernel with its traits for sm_90 and sm_80 and read
     const FusedKernelTraits traits = lstm_traits();
     for (const char* architecture : {"sm_90", "sm_80"}) {
         CAPTURE(architecture);
-        const CompiledKernel kernel = compile_fused_kernel(kTraitsProbe, traits, architecture, in_folder(folder.path));
+        const CompiledKernel kernel =
+            compile_fused_kernel(kTraitsProbe, traits, architecture, in_folder(folder.path));
         CAPTURE(kernel.log);
         CHECK(kernel.architecture == architecture);
         CHECK(kernel.lowered_name == "traits_probe");
@@ -79,15 +82,16 @@ TEST_CASE("nvrtc: a spilling kernel is reported and its feedback tightens the ti
 }
 
 TEST_CASE("ptxas report: registers, spills and stack of the named entry only") {
-    const std::string log = "ptxas info    : 0 bytes gmem\n"
-                            "ptxas info    : Compiling entry function '_Z1aPf' for 'sm_90'\n"
-                            "ptxas info    : Function properties for _Z1aPf\n"
-                            "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
-                            "ptxas info    : Used 255 registers, used 1 barriers, 48 bytes cumulative stack size\n"
-                            "ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
-                            "ptxas info    : Function properties for b\n"
-                            "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                            "ptxas info    : Used 10 registers, used 1 barriers, 256 bytes smem\n";
+    const std::string log =
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function '_Z1aPf' for 'sm_90'\n"
+        "ptxas info    : Function properties for _Z1aPf\n"
+        "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers, 48 bytes cumulative stack size\n"
+        "ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
+        "ptxas info    : Function properties for b\n"
+        "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 10 registers, used 1 barriers, 256 bytes smem\n";
     const auto a = parse_ptxas_report(log, "_Z1aPf");
     REQUIRE(a);
     CHECK(*a == RegisterReport{255, 40, 36, 48, RegisterSource::ptxas_log});
@@ -134,7 +138,8 @@ TEST_CASE("kernel cache: a hit returns the same kernel, and traits, architecture
 TEST_CASE("kernel cache: a truncated, corrupt or foreign file is a miss, recompiled and replaced") {
     TemporaryFolder folder;
     const FusedKernelTraits traits = lstm_traits();
-    const CompiledKernel compiled = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+    const CompiledKernel compiled =
+        compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
     const KernelCache cache(folder.path);
     const std::filesystem::path file = cache.path_of(compiled.cache_key);
     REQUIRE(std::filesystem::exists(file));
@@ -154,19 +159,21 @@ TEST_CASE("kernel cache: a truncated, corrupt or foreign file is a miss, recompi
             f.put(static_cast<char>(c ^ 0x5a));
         } else if (std::string(how) == "empty") {
             std::ofstream(file, std::ios::trunc | std::ios::binary);
-        } else {  // another key's entry under this name (a hash collision)
+        } else { // another key's entry under this name (a hash collision)
             KernelCache(folder.path).store("another key", compiled);
             std::filesystem::copy_file(cache.path_of("another key"), file,
                                        std::filesystem::copy_options::overwrite_existing);
         }
         CHECK(!cache.load(compiled.cache_key));
-        const CompiledKernel again = compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
+        const CompiledKernel again =
+            compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path));
         CHECK(!again.from_cache);
         CHECK(again.cubin == compiled.cubin);
-        CHECK(is_valid_entry(cache, compiled.cache_key));  // replaced by a good one
+        CHECK(is_valid_entry(cache, compiled.cache_key)); // replaced by a good one
         CHECK(compile_fused_kernel(kTraitsProbe, traits, "sm_90", in_folder(folder.path)).from_cache);
     };
-    for (const char* how : {"truncated", "flipped byte", "empty", "foreign key"}) damage(how);
+    for (const char* how : {"truncated", "flipped byte", "empty", "foreign key"})
+        damage(how);
 }
 
 TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave a partial entry") {
@@ -190,7 +197,8 @@ TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave 
         if (child == 0) {
             int status = 0;
             try {
-                for (int round = 0; round < kRounds; ++round) cache.store(key, entry(kThreads + p));
+                for (int round = 0; round < kRounds; ++round)
+                    cache.store(key, entry(kThreads + p));
             } catch (...) {
                 status = 1;
             }
@@ -212,9 +220,11 @@ TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave 
     std::vector<std::thread> writers;
     for (int t = 0; t < kThreads; ++t)
         writers.emplace_back([&, t] {
-            for (int round = 0; round < kRounds; ++round) cache.store(key, entry(t + 1));
+            for (int round = 0; round < kRounds; ++round)
+                cache.store(key, entry(t + 1));
         });
-    for (std::thread& w : writers) w.join();
+    for (std::thread& w : writers)
+        w.join();
     for (pid_t child : children) {
         int status = -1;
         ::waitpid(child, &status, 0);
@@ -284,7 +294,8 @@ TEST_CASE("nvrtc: the fused kernels compile for every configuration the solver p
                     }
     }
     MESSAGE(compiled << " configurations compiled with NVRTC (" << infeasible << " sizes without one) in "
-                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                     << " s");
 }
 
 #else

@@ -14,9 +14,9 @@ TEST_CASE("pointwise launch: every preset and shape gets a configuration that fi
     for (std::string_view name : preset_names()) {
         const DeviceLimits limits = preset(name);
         for (int bytes : {2, 4}) {
-            for (auto [batch, heads, head_dim] : {std::tuple{1, 1, 1}, std::tuple{3, 3, 24}, std::tuple{16, 12, 64},
-                                                  std::tuple{16, 1, 768}, std::tuple{256, 48, 16},
-                                                  std::tuple{5, 7, 13}}) {
+            for (auto [batch, heads, head_dim] :
+                 {std::tuple{1, 1, 1}, std::tuple{3, 3, 24}, std::tuple{16, 12, 64}, std::tuple{16, 1, 768},
+                  std::tuple{256, 48, 16}, std::tuple{5, 7, 13}}) {
                 const std::int64_t elements = std::int64_t(batch) * heads * head_dim;
                 CAPTURE(name);
                 CAPTURE(elements);
@@ -31,7 +31,8 @@ TEST_CASE("pointwise launch: every preset and shape gets a configuration that fi
                 CHECK(l.blocks * per_block >= elements);
                 CHECK((l.blocks - 1) * per_block < elements);
                 const std::int64_t warp_work = std::int64_t(limits.warp_size) * l.vector_width;
-                CHECK(l.blocks >= std::min<std::int64_t>(2 * limits.sm_count, (elements + warp_work - 1) / warp_work));
+                CHECK(l.blocks >=
+                      std::min<std::int64_t>(2 * limits.sm_count, (elements + warp_work - 1) / warp_work));
             }
         }
     }
@@ -46,7 +47,7 @@ TEST_CASE("pointwise launch: the widest vector that divides the head, then one v
     CHECK(fp32.vector_width == 4);
     const PointwiseLaunch odd = choose_pointwise_launch(h100, {3 * 13, 13, 2});
     CHECK(odd.vector_width == 1);
-    CHECK(odd.blocks == 2);  // 39 elements: two blocks of 32 threads, as wanted for 2 warps of work
+    CHECK(odd.blocks == 2); // 39 elements: two blocks of 32 threads, as wanted for 2 warps of work
 }
 
 TEST_CASE("pointwise launch: problems without elements are refused") {
@@ -62,7 +63,8 @@ TEST_CASE("device presets: the short names h100 and a100 are the SXM and 80 GB p
     CHECK_THROWS_WITH_AS(preset("h800"), doctest::Contains("valid presets: h100_sxm"), std::invalid_argument);
 }
 
-TEST_CASE("pointwise launch: the compiled kernel's thread limit and the tensors' alignment bound the choice") {
+TEST_CASE(
+    "pointwise launch: the compiled kernel's thread limit and the tensors' alignment bound the choice") {
     const DeviceLimits limits = preset("h100_sxm");
     for (int kernel_limit : {32, 96, 256, 640}) {
         CAPTURE(kernel_limit);

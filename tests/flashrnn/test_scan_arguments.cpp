@@ -13,20 +13,25 @@ using namespace flashrnn;
 TEST_CASE("scan arguments: shapes") {
     CHECK_NOTHROW(check_scan_shape("f", {1, 1}));
     CHECK_NOTHROW(check_scan_shape("f", {3, kMaxScanLength}));
-    CHECK_THROWS_WITH_AS(check_scan_shape("f", {0, 5}), "flashrnn::f: the number of sequences must be at least 1, got 0",
+    CHECK_THROWS_WITH_AS(check_scan_shape("f", {0, 5}),
+                         "flashrnn::f: the number of sequences must be at least 1, got 0",
                          std::invalid_argument);
     CHECK_THROWS_WITH_AS(check_scan_shape("f", {2, 0}),
-                         "flashrnn::f: the sequence length must be in [1, 2147483647], got 0", std::invalid_argument);
+                         "flashrnn::f: the sequence length must be in [1, 2147483647], got 0",
+                         std::invalid_argument);
     CHECK_THROWS_AS(check_scan_shape("f", {2, kMaxScanLength + 1}), std::invalid_argument);
 }
 
 TEST_CASE("scan arguments: RG-LRU shapes (kernels and reference)") {
     CHECK_NOTHROW(check_rglru_shape("g", {2, 3, 5}));
-    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {1, 0, 8}), "flashrnn::g: batch and channels must be at least 1, got 1 and 0",
+    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {1, 0, 8}),
+                         "flashrnn::g: batch and channels must be at least 1, got 1 and 0",
                          std::invalid_argument);
-    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {0, 2, 8}), doctest::Contains("got 0 and 2"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(check_rglru_shape("g", {0, 2, 8}), doctest::Contains("got 0 and 2"),
+                         std::invalid_argument);
     CHECK_THROWS_WITH_AS(check_rglru_shape("g", {1, 2, 0}),
-                         "flashrnn::g: the sequence length must be in [1, 2147483647], got 0", std::invalid_argument);
+                         "flashrnn::g: the sequence length must be in [1, 2147483647], got 0",
+                         std::invalid_argument);
 }
 
 TEST_CASE("scan arguments: rows") {
@@ -34,13 +39,15 @@ TEST_CASE("scan arguments: rows") {
     const ScanShape shape{4, 10};
     CHECK_NOTHROW(check_rows("f", "x", buffer, 10, shape, DType::fp32));
     CHECK_NOTHROW(check_rows("f", "x", buffer + 1, 16, shape, DType::fp32)); // a view of a wider tensor
-    CHECK_THROWS_WITH_AS(check_rows("f", "x", nullptr, 10, shape, DType::fp32), "flashrnn::f: x is a null pointer",
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(check_rows("f", "x", nullptr, 10, shape, DType::fp32),
+                         "flashrnn::f: x is a null pointer", std::invalid_argument);
     CHECK_THROWS_WITH_AS(check_rows("f", "dy", buffer, 9, shape, DType::bf16),
-                         "flashrnn::f: dy has row stride 9, smaller than the sequence length 10", std::invalid_argument);
+                         "flashrnn::f: dy has row stride 9, smaller than the sequence length 10",
+                         std::invalid_argument);
     const void* odd = reinterpret_cast<const char*>(buffer) + 1;
     CHECK_THROWS_WITH_AS(check_rows("f", "c", odd, 10, shape, DType::bf16),
-                         "flashrnn::f: c is not aligned to its element size (2 bytes)", std::invalid_argument);
+                         "flashrnn::f: c is not aligned to its element size (2 bytes)",
+                         std::invalid_argument);
     CHECK_THROWS_AS(check_rows("f", "c", buffer, INT64_MAX / 2, {4, 10}, DType::fp32), std::invalid_argument);
 }
 

@@ -20,7 +20,8 @@ TEST_CASE("scan launch: every preset, kernel, length and dtype gets a compiled c
     for (std::string_view name : preset_names()) {
         const DeviceLimits limits = preset(name);
         for (ScanKernel kernel : kKernels)
-            for (std::int64_t length : {1LL, 2LL, 16LL, 31LL, 33LL, 512LL, 1024LL, 4097LL, 65536LL, 1LL << 20, 2147483647LL})
+            for (std::int64_t length :
+                 {1LL, 2LL, 16LL, 31LL, 33LL, 512LL, 1024LL, 4097LL, 65536LL, 1LL << 20, 2147483647LL})
                 for (int bytes : {2, 4})
                     for (bool aligned : {false, true}) {
                         CAPTURE(name);
@@ -28,7 +29,8 @@ TEST_CASE("scan launch: every preset, kernel, length and dtype gets a compiled c
                         CAPTURE(length);
                         CAPTURE(bytes);
                         CAPTURE(aligned);
-                        const ScanConfig c = choose_scan_config(limits, kernel, {13200, length, bytes, aligned, false});
+                        const ScanConfig c =
+                            choose_scan_config(limits, kernel, {13200, length, bytes, aligned, false});
                         CHECK(is_compiled(kernel, c));
                         CHECK(c.threads_per_block <= limits.max_threads_per_block);
                         CHECK(c.threads_per_block % limits.warp_size == 0);
@@ -91,16 +93,20 @@ TEST_CASE("scan launch: the measured preferences (H100)") {
     CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 65536, 2, false, false}) ==
           ScanConfig{16, 512, ScanAccess::shared});
     // short rows: one warp.
-    CHECK(choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 16, 4, true, false}).threads_per_block == 32);
+    CHECK(
+        choose_scan_config(h100, ScanKernel::linrec_forward, {13200, 16, 4, true, false}).threads_per_block ==
+        32);
 }
 
 TEST_CASE("scan launch: the tile variant holds the whole sequence, or says why it cannot") {
     const DeviceLimits h100 = preset("h100_sxm");
     for (std::int64_t length : {1LL, 100LL, 1000LL, 4096LL}) {
-        const ScanConfig c = choose_scan_config(h100, ScanKernel::linrec_backward, {10, length, 2, true, true});
+        const ScanConfig c =
+            choose_scan_config(h100, ScanKernel::linrec_backward, {10, length, 2, true, true});
         CHECK(std::int64_t{c.elements_per_thread} * c.threads_per_block >= length);
     }
-    CHECK_THROWS_AS(choose_scan_config(h100, ScanKernel::linrec_forward, {10, 100000, 4, true, true}), std::runtime_error);
+    CHECK_THROWS_AS(choose_scan_config(h100, ScanKernel::linrec_forward, {10, 100000, 4, true, true}),
+                    std::runtime_error);
     try {
         choose_scan_config(h100, ScanKernel::linrec_forward, {10, 100000, 4, true, true});
     } catch (const std::runtime_error& e) {
@@ -112,7 +118,8 @@ TEST_CASE("scan launch: bad problems are refused with the value") {
     const DeviceLimits a100 = preset("a100");
     CHECK_THROWS_WITH_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {0, 10, 4, true, false}),
                          doctest::Contains("got 0 sequences of length 10"), std::invalid_argument);
-    CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 0, 4, true, false}), std::invalid_argument);
+    CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 0, 4, true, false}),
+                    std::invalid_argument);
     CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 2147483648LL, 4, true, false}),
                     std::invalid_argument);
     CHECK_THROWS_WITH_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 10, 8, true, false}),
@@ -131,7 +138,8 @@ TEST_CASE("scan launch: the answer does not depend on the number of sequences, w
 TEST_CASE("scan launch: names and descriptions") {
     CHECK(parse_scan_kernel("rglru_backward") == ScanKernel::rglru_backward);
     CHECK_THROWS_AS(parse_scan_kernel("linrec"), std::invalid_argument);
-    CHECK(describe(ScanConfig{8, 256, ScanAccess::vector}) == "8 elements per thread x 256 threads (tile 2048), vector access");
+    CHECK(describe(ScanConfig{8, 256, ScanAccess::vector}) ==
+          "8 elements per thread x 256 threads (tile 2048), vector access");
     CHECK(is_compiled(ScanKernel::linrec_forward, {16, 512, ScanAccess::shared}));
     CHECK_FALSE(is_compiled(ScanKernel::rglru_forward, {16, 512, ScanAccess::shared}));
     CHECK(tensors_moved(ScanKernel::linrec_forward) == 3);

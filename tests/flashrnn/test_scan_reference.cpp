@@ -21,7 +21,8 @@ namespace {
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    for (std::size_t i = 0; i < a.size(); ++i)
+        s += a[i] * b[i];
     return s;
 }
 
@@ -58,7 +59,8 @@ TEST_CASE("linrec reference: backward equals finite differences, both directions
 TEST_CASE("linrec reference: size mismatches are refused") {
     const std::vector<double> x(5), c(6);
     CHECK_THROWS_WITH_AS(reference::linrec_forward(x, c, {2, 3}, false),
-                         "flashrnn::reference::linrec_forward: x has 5 values, expected 6", std::invalid_argument);
+                         "flashrnn::reference::linrec_forward: x has 5 values, expected 6",
+                         std::invalid_argument);
     CHECK_THROWS_AS(reference::linrec_forward(c, c, {0, 3}, false), std::invalid_argument);
 }
 
@@ -97,8 +99,9 @@ TEST_CASE("RG-LRU reference: every gradient equals central differences") {
         };
         const auto fwd = reference::rglru_forward(shape, x, ga, gx, lambda, h0);
         const auto g = reference::rglru_backward(shape, x, ga, gx, lambda, h0, fwd.h, dh, dh_last);
-        for (auto [name, param, grad] : {std::tuple{"x", &x, &g.dx}, std::tuple{"gate_a", &ga, &g.d_gate_a},
-                                         std::tuple{"gate_x", &gx, &g.d_gate_x}, std::tuple{"lambda", &lambda, &g.d_lambda}}) {
+        for (auto [name, param, grad] :
+             {std::tuple{"x", &x, &g.dx}, std::tuple{"gate_a", &ga, &g.d_gate_a},
+              std::tuple{"gate_x", &gx, &g.d_gate_x}, std::tuple{"lambda", &lambda, &g.d_lambda}}) {
             CAPTURE(name);
             const auto m = compare_with_finite_differences(*param, *grad, loss, 1e-6, 1e-8, 1e-6);
             CHECK_MESSAGE(m.worst_excess <= 0, describe(m));

@@ -11,7 +11,9 @@
 
 namespace flashrnn::testing {
 
-inline void cuda_ok(cudaError_t status, const char* what) { device_tensor_check(status, what); }
+inline void cuda_ok(cudaError_t status, const char* what) {
+    device_tensor_check(status, what);
+}
 
 // |gpu - reference| <= abs_tol * max(1, max |reference|) + rel_tol * |reference| everywhere; NaN fails.
 struct Tolerance {
@@ -28,7 +30,8 @@ struct Comparison {
     }
 };
 
-inline Comparison compare(const std::vector<double>& gpu, const std::vector<double>& reference, Tolerance tol) {
+inline Comparison compare(const std::vector<double>& gpu, const std::vector<double>& reference,
+                          Tolerance tol) {
     Comparison result;
     double scale = 1.0;
     for (double r : reference)

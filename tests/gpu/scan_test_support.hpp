@@ -29,8 +29,8 @@ inline constexpr double kGapValue = -0.3125;
 class DeviceRows {
   public:
     DeviceRows(DType dtype, std::int64_t rows, std::int64_t length, std::int64_t stride)
-        : dtype_(dtype), tensor_(dtype, static_cast<std::size_t>(rows * stride)), rows_(rows), length_(length),
-          stride_(stride) {}
+        : dtype_(dtype), tensor_(dtype, static_cast<std::size_t>(rows * stride)), rows_(rows),
+          length_(length), stride_(stride) {}
 
     void* data() const { return tensor_.data(); }
     ConstRows in() const { return {tensor_.data(), stride_}; }
@@ -67,7 +67,9 @@ class DeviceRows {
     }
 
   private:
-    std::size_t index(std::int64_t r, std::int64_t l) const { return static_cast<std::size_t>(r * stride_ + l); }
+    std::size_t index(std::int64_t r, std::int64_t l) const {
+        return static_cast<std::size_t>(r * stride_ + l);
+    }
 
     DType dtype_;
     DeviceTensor tensor_;
@@ -97,7 +99,8 @@ inline std::vector<double> random_magnitudes(std::size_t count, double lo, doubl
     std::uniform_real_distribution<double> mag(lo, hi);
     std::bernoulli_distribution sign(0.5);
     std::vector<double> v(count);
-    for (double& x : v) x = sign(rng) ? mag(rng) : -mag(rng);
+    for (double& x : v)
+        x = sign(rng) ? mag(rng) : -mag(rng);
     return v;
 }
 
@@ -118,7 +121,8 @@ struct Mismatch {
     std::int64_t index = -1;
     double got = 0, want = 0;
 };
-inline Mismatch worst_mismatch(const std::vector<double>& got, const std::vector<double>& want, double tolerance) {
+inline Mismatch worst_mismatch(const std::vector<double>& got, const std::vector<double>& want,
+                               double tolerance) {
     Mismatch m;
     for (std::size_t i = 0; i < want.size(); ++i) {
         double excess = std::abs(got[i] - want[i]) - tolerance * (1 + std::abs(want[i]));
@@ -128,16 +132,20 @@ inline Mismatch worst_mismatch(const std::vector<double>& got, const std::vector
     return m;
 }
 inline std::string describe(const Mismatch& m) {
-    return "element " + std::to_string(m.index) + ": got " + std::to_string(m.got) + ", want " + std::to_string(m.want);
+    return "element " + std::to_string(m.index) + ": got " + std::to_string(m.got) + ", want " +
+           std::to_string(m.want);
 }
 
 // Stated tolerances per dtype, relative to (1 + |value|): fp32 arithmetic against float64, and one
 // rounding of the output to bf16 (8 bits) or fp16 (11 bits) on top.
 inline double tolerance_of(DType dtype) {
     switch (dtype) {
-    case DType::bf16: return 1e-2;
-    case DType::fp16: return 2e-3;
-    case DType::fp32: break;
+    case DType::bf16:
+        return 1e-2;
+    case DType::fp16:
+        return 2e-3;
+    case DType::fp32:
+        break;
     }
     return 2e-5;
 }

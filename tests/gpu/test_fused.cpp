@@ -132,7 +132,8 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
             const ProblemShape shape{c.T, c.B, c.NH, c.DH};
             for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
                 const FusedKernelTraits t = fused::traits(cell, shape, dtype, pass);
-                CHECK_MESSAGE(t.cooperative, cell_info(cell).name << " " << to_string(dtype) << " " << to_string(pass));
+                CHECK_MESSAGE(t.cooperative,
+                              cell_info(cell).name << " " << to_string(dtype) << " " << to_string(pass));
                 (t.tagged_exchange ? tagged : barrier) += 1;
             }
             check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);

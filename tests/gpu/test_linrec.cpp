@@ -39,7 +39,8 @@ struct Run {
 };
 
 std::vector<Run> runs_for(std::int64_t length) {
-    std::vector<Run> runs{{{LinrecVariant::ref, std::nullopt}, "ref"}, {{LinrecVariant::automatic, std::nullopt}, "automatic"}};
+    std::vector<Run> runs{{{LinrecVariant::ref, std::nullopt}, "ref"},
+                          {{LinrecVariant::automatic, std::nullopt}, "automatic"}};
     if (length <= 4096) runs.push_back({{LinrecVariant::tile, std::nullopt}, "tile"});
     for (int e : kLinrecDomains.elements_per_thread)
         for (int t : kLinrecDomains.threads_per_block)
@@ -52,13 +53,18 @@ std::vector<Run> runs_for(std::int64_t length) {
 
 std::int64_t stride_for(std::size_t case_index, std::int64_t length) {
     switch (case_index % 3) {
-    case 1: return length + 5; // misaligned rows: vector access falls back
-    case 2: return length + 8; // a view of a wider tensor, rows still 16-byte aligned
-    default: return length;
+    case 1:
+        return length + 5; // misaligned rows: vector access falls back
+    case 2:
+        return length + 8; // a view of a wider tensor, rows still 16-byte aligned
+    default:
+        return length;
     }
 }
 
-void sync() { cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+void sync() {
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
 
 } // namespace
 
@@ -71,10 +77,12 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
             const std::int64_t stride = stride_for(li + static_cast<std::size_t>(dtype), length);
             const ScanShape shape{rows, length};
             const auto n = static_cast<std::size_t>(rows * length);
-            const auto x = random_signs(n, true, rng), c = random_signs(n, false, rng), dy = random_signs(n, true, rng);
-            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride), ddy(dtype, rows, length, stride);
-            DeviceRows dy_out(dtype, rows, length, stride), ddx(dtype, rows, length, stride), ddc(dtype, rows, length, stride),
-                dyy(dtype, rows, length, stride);
+            const auto x = random_signs(n, true, rng), c = random_signs(n, false, rng),
+                       dy = random_signs(n, true, rng);
+            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride),
+                ddy(dtype, rows, length, stride);
+            DeviceRows dy_out(dtype, rows, length, stride), ddx(dtype, rows, length, stride),
+                ddc(dtype, rows, length, stride), dyy(dtype, rows, length, stride);
             dx_in.upload(x);
             dc_in.upload(c);
             ddy.upload(dy);
@@ -91,27 +99,29 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
                     CAPTURE(run.name);
                     // forward (gaps prefilled with the sentinel, elements poisoned with NaN)
                     dy_out.upload(std::vector<double>(n, NAN));
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), dy_out.out(), reverse, nullptr, run.options);
+                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), dy_out.out(), reverse, nullptr,
+                                   run.options);
                     sync();
                     const auto y_raw = dy_out.download();
                     const auto& y_got = y_raw.values;
                     const std::int64_t fy = first_difference(y_got, y_stored);
-                    CHECK_MESSAGE(fy < 0, "y differs at " << fy << ": got " << (fy < 0 ? 0 : y_got[fy]) << ", want "
-                                                         << (fy < 0 ? 0 : y_stored[fy]));
+                    CHECK_MESSAGE(fy < 0, "y differs at " << fy << ": got " << (fy < 0 ? 0 : y_got[fy])
+                                                          << ", want " << (fy < 0 ? 0 : y_stored[fy]));
                     CHECK(y_raw.gaps_untouched);
                     // backward
                     ddx.upload(std::vector<double>(n, NAN));
                     ddc.upload(std::vector<double>(n, NAN));
-                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), ddx.out(), ddc.out(), reverse, nullptr,
-                                    run.options);
+                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), ddx.out(), ddc.out(),
+                                    reverse, nullptr, run.options);
                     sync();
                     const auto dx_raw = ddx.download(), dc_raw = ddc.download();
                     const auto &dx_got = dx_raw.values, &dc_got = dc_raw.values;
-                    const std::int64_t fx = first_difference(dx_got, dx_want), fc = first_difference(dc_got, dc_want);
-                    CHECK_MESSAGE(fx < 0, "dx differs at " << fx << ": got " << (fx < 0 ? 0 : dx_got[fx]) << ", want "
-                                                          << (fx < 0 ? 0 : dx_want[fx]));
-                    CHECK_MESSAGE(fc < 0, "dc differs at " << fc << ": got " << (fc < 0 ? 0 : dc_got[fc]) << ", want "
-                                                          << (fc < 0 ? 0 : dc_want[fc]));
+                    const std::int64_t fx = first_difference(dx_got, dx_want),
+                                       fc = first_difference(dc_got, dc_want);
+                    CHECK_MESSAGE(fx < 0, "dx differs at " << fx << ": got " << (fx < 0 ? 0 : dx_got[fx])
+                                                           << ", want " << (fx < 0 ? 0 : dx_want[fx]));
+                    CHECK_MESSAGE(fc < 0, "dc differs at " << fc << ": got " << (fc < 0 ? 0 : dc_got[fc])
+                                                           << ", want " << (fc < 0 ? 0 : dc_want[fc]));
                     CHECK(dx_raw.gaps_untouched);
                     CHECK(dc_raw.gaps_untouched);
                 }
@@ -131,8 +141,8 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
             const auto x = rounded_to(dtype, random_magnitudes(n, 0.1, 1.0, rng));
             const auto c = rounded_to(dtype, random_magnitudes(n, 0.5, 0.99, rng));
             const auto dy = rounded_to(dtype, random_magnitudes(n, 0.1, 1.0, rng));
-            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride), ddy(dtype, rows, length, stride),
-                dyy(dtype, rows, length, stride);
+            DeviceRows dx_in(dtype, rows, length, stride), dc_in(dtype, rows, length, stride),
+                ddy(dtype, rows, length, stride), dyy(dtype, rows, length, stride);
             DeviceRows y_out(dtype, rows, length, stride), dx_out(dtype, rows, length, stride),
                 dc_out(dtype, rows, length, stride);
             dx_in.upload(x);
@@ -146,7 +156,8 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
                     CAPTURE(reverse);
                     CAPTURE(run.name);
                     y_out.poison();
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr, run.options);
+                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr,
+                                   run.options);
                     sync();
                     const auto y = y_out.download().values;
                     const auto my = worst_mismatch(y, reference::linrec_forward(x, c, shape, reverse), tol);
@@ -155,8 +166,8 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
                     dyy.upload(y);
                     dx_out.poison();
                     dc_out.poison();
-                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), dx_out.out(), dc_out.out(), reverse,
-                                    nullptr, run.options);
+                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), dx_out.out(), dc_out.out(),
+                                    reverse, nullptr, run.options);
                     sync();
                     const auto g = reference::linrec_backward(dy, c, y, shape, reverse);
                     const auto mx = worst_mismatch(dx_out.download().values, g.dx, tol);
@@ -194,9 +205,10 @@ TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
                     CAPTURE(describe(config));
                     const LinrecOptions options{LinrecVariant::pipe, config};
                     y_out.poison();
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr, options);
-                    linrec_backward(dtype, shape, dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(), dc_out.out(), reverse,
-                                    nullptr, options);
+                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr,
+                                   options);
+                    linrec_backward(dtype, shape, dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(),
+                                    dc_out.out(), reverse, nullptr, options);
                     sync();
                     CHECK(first_difference(y_out.download().values, y_want) < 0);
                     CHECK(first_difference(dx_out.download().values, rounded_to(dtype, g.dx)) < 0);
@@ -214,9 +226,11 @@ TEST_CASE("linrec: bad arguments are refused before any launch") {
     CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, {2, 0}, a.in(), b.in(), y.out(), false, nullptr),
                          doctest::Contains("got 0"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, {2, 257}, a.in(), b.in(), y.out(), false, nullptr),
-                         doctest::Contains("row stride 256, smaller than the sequence length 257"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(linrec_backward(DType::fp32, shape, a.in(), b.in(), y.in(), {nullptr, 256}, y.out(), false, nullptr),
-                         "flashrnn::linrec_backward: dx is a null pointer", std::invalid_argument);
+                         doctest::Contains("row stride 256, smaller than the sequence length 257"),
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        linrec_backward(DType::fp32, shape, a.in(), b.in(), y.in(), {nullptr, 256}, y.out(), false, nullptr),
+        "flashrnn::linrec_backward: dx is a null pointer", std::invalid_argument);
     CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, a.in(), b.in(), y.out(), false, nullptr,
                                         {LinrecVariant::pipe, ScanConfig{5, 128, ScanAccess::direct}}),
                          doctest::Contains("is not compiled"), std::invalid_argument);
@@ -245,9 +259,9 @@ TEST_CASE("linrec harness: a value written into a gap between rows shows") {
     }
 }
 
-// The longest sequence: linrec on the longest sequence the scans accept: one row of 2^31 - 1 bf16 elements, forward and
-// backward, in the exact mode (c in {-1, 1}, x and dy in {-1, 0, 1}): the states are integers that
-// fp32 holds exactly (a random walk of 2^31 steps stays far below 2^24; checked), so every stored
+// The longest sequence: linrec on the longest sequence the scans accept: one row of 2^31 - 1 bf16 elements,
+// forward and backward, in the exact mode (c in {-1, 1}, x and dy in {-1, 0, 1}): the states are integers
+// that fp32 holds exactly (a random walk of 2^31 steps stays far below 2^24; checked), so every stored
 // element must equal the reference's, rounded once to bf16. dc = y_{l-1} dx_l is one fp32 product
 // (of up to ~2^34, not exact in fp32) rounded to bf16: the reference does the same product in fp32.
 // Every element is compared (not only a sample): positions past 2^31 / 2 and the tail exercise the
@@ -287,7 +301,8 @@ std::vector<Bits> random_values(std::int64_t count, std::uint64_t seed, bool sig
         const std::int64_t end = std::min<std::int64_t>(count, block * 32 + 32);
         for (std::int64_t i = block * 32; i < end; ++i) {
             const unsigned k = static_cast<unsigned>(bits >> (2 * (i - block * 32))) & 3u;
-            v[static_cast<std::size_t>(i)] = sign_only ? (k & 1u ? kOne : kMinusOne) : (k == 0 ? kMinusOne : (k == 1 ? kOne : kZero));
+            v[static_cast<std::size_t>(i)] =
+                sign_only ? (k & 1u ? kOne : kMinusOne) : (k == 0 ? kMinusOne : (k == 1 ? kOne : kZero));
         }
     }
     return v;
@@ -313,7 +328,8 @@ struct RawDeviceBuffer {
 // The first index where got and want differ as values (+0 and -0 equal; NaN differs), or -1.
 std::int64_t first_difference(const std::vector<Bits>& got, const std::vector<Bits>& want) {
     for (std::size_t i = 0; i < want.size(); ++i)
-        if (got[i] != want[i] && !(float_of(got[i]) == float_of(want[i]))) return static_cast<std::int64_t>(i);
+        if (got[i] != want[i] && !(float_of(got[i]) == float_of(want[i])))
+            return static_cast<std::int64_t>(i);
     return -1;
 }
 
@@ -334,11 +350,13 @@ TEST_CASE("linrec long: one bf16 sequence of length 2^31 - 1, forward and backwa
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     if (free_bytes < 6 * bytes + (std::size_t{1} << 30)) {
-        MESSAGE("skipped: needs " << 6 * bytes / 1e9 << " GB of device memory, " << free_bytes / 1e9 << " GB free");
+        MESSAGE("skipped: needs " << 6 * bytes / 1e9 << " GB of device memory, " << free_bytes / 1e9
+                                  << " GB free");
         return;
     }
     const ScanShape shape{1, length};
-    const auto x = random_values(length, 1, false), c = random_values(length, 2, true), dy = random_values(length, 3, false);
+    const auto x = random_values(length, 1, false), c = random_values(length, 2, true),
+               dy = random_values(length, 3, false);
     RawDeviceBuffer dx_in(bytes), dc_in(bytes), d_dy(bytes), d_y(bytes), d_dx(bytes), d_dc(bytes);
     dx_in.upload(x);
     dc_in.upload(c);
@@ -352,7 +370,8 @@ TEST_CASE("linrec long: one bf16 sequence of length 2^31 - 1, forward and backwa
     auto in = [&](const RawDeviceBuffer& b) { return ConstRows{b.data, length}; };
     auto out = [&](const RawDeviceBuffer& b) { return Rows{b.data, length}; };
     linrec_forward(DType::bf16, shape, in(dx_in), in(dc_in), out(d_y), false, nullptr, automatic);
-    linrec_backward(DType::bf16, shape, in(d_dy), in(dc_in), in(d_y), out(d_dx), out(d_dc), false, nullptr, automatic);
+    linrec_backward(DType::bf16, shape, in(d_dy), in(dc_in), in(d_y), out(d_dx), out(d_dc), false, nullptr,
+                    automatic);
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
     // Forward: y_l = c_l y_{l-1} + x_l.

@@ -49,8 +49,9 @@ struct Problem {
         const DeviceTensor a_gpu(DType::fp32, a), b_gpu(DType::fp32, b);
         DeviceTensor h_gpu(DType::fp32, b.size());
         h_gpu.poison(); // NaN: an element the kernel does not write shows
-        linrec2x2_forward(shape, static_cast<const float*>(a_gpu.data()), static_cast<const float*>(b_gpu.data()),
-                          static_cast<float*>(h_gpu.data()), nullptr);
+        linrec2x2_forward(shape, static_cast<const float*>(a_gpu.data()),
+                          static_cast<const float*>(b_gpu.data()), static_cast<float*>(h_gpu.data()),
+                          nullptr);
         cuda_ok(cudaDeviceSynchronize(), "linrec2x2_forward");
         return h_gpu.download();
     }

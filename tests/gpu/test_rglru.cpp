@@ -24,14 +24,19 @@ std::vector<std::optional<ScanConfig>> rglru_configs() {
     std::vector<std::optional<ScanConfig>> configs{std::nullopt};
     for (int e : kRglruDomains.elements_per_thread)
         for (int t : kRglruDomains.threads_per_block)
-            for (ScanAccess a : kRglruDomains.accesses) configs.push_back(ScanConfig{e, t, a});
+            for (ScanAccess a : kRglruDomains.accesses)
+                configs.push_back(ScanConfig{e, t, a});
     return configs;
 }
 
 // Tolerances relative to (1 + |value|). The gradients pass through the stored (rounded) h and a few
 // more fp32 operations than linrec; dLambda is a sum over batch and time.
-double rglru_tolerance(DType dtype) { return dtype == DType::bf16 ? 2e-2 : 1e-4; }
-double lambda_tolerance(DType dtype) { return dtype == DType::bf16 ? 2e-2 : 1e-3; }
+double rglru_tolerance(DType dtype) {
+    return dtype == DType::bf16 ? 2e-2 : 1e-4;
+}
+double lambda_tolerance(DType dtype) {
+    return dtype == DType::bf16 ? 2e-2 : 1e-3;
+}
 
 } // namespace
 
@@ -49,13 +54,16 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                 const auto dh = rounded_to(dtype, uniform(n, -1, 1, rng));
                 const auto lambda = uniform(3, -2, 3, rng);
                 const auto lambda_f = rounded_to(DType::fp32, lambda);
-                const auto h0 = with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
-                const auto dh_last = with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
+                const auto h0 =
+                    with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
+                const auto dh_last =
+                    with_states ? rounded_to(DType::fp32, uniform(6, -1, 1, rng)) : std::vector<double>{};
                 DeviceRows dx_in(dtype, rows, length, stride), dga(dtype, rows, length, stride),
                     dgx(dtype, rows, length, stride), ddh(dtype, rows, length, stride);
                 DeviceRows h_out(dtype, rows, length, stride), dx_out(dtype, rows, length, stride),
                     dga_out(dtype, rows, length, stride), dgx_out(dtype, rows, length, stride);
-                DeviceFloats d_lambda_dev(3), lambda_dev(3), h0_dev(6), h_last_dev(6), dh_last_dev(6), dh0_dev(6);
+                DeviceFloats d_lambda_dev(3), lambda_dev(3), h0_dev(6), h_last_dev(6), dh_last_dev(6),
+                    dh0_dev(6);
                 dx_in.upload(x);
                 dga.upload(ga);
                 dgx.upload(gx);
@@ -74,8 +82,14 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                     const double tol = rglru_tolerance(dtype);
                     h_out.upload(std::vector<double>(n, NAN));
                     h_last_dev.poison();
-                    RglruForwardArgs f{dx_in.in(), dga.in(), dgx.in(), lambda_dev.data(), with_states ? h0_dev.data() : nullptr,
-                                       h_out.out(), with_states ? h_last_dev.data() : nullptr, config};
+                    RglruForwardArgs f{dx_in.in(),
+                                       dga.in(),
+                                       dgx.in(),
+                                       lambda_dev.data(),
+                                       with_states ? h0_dev.data() : nullptr,
+                                       h_out.out(),
+                                       with_states ? h_last_dev.data() : nullptr,
+                                       config};
                     rglru_forward(dtype, shape, f, nullptr);
                     cuda_ok(cudaDeviceSynchronize(), "sync");
                     const auto h_raw = h_out.download();
@@ -93,20 +107,32 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                         out->upload(std::vector<double>(n, NAN));
                     d_lambda_dev.poison();
                     dh0_dev.poison();
-                    RglruBackwardArgs b{dx_in.in(), dga.in(), dgx.in(), lambda_dev.data(),
-                                        with_states ? h0_dev.data() : nullptr, h_out.in(), ddh.in(),
-                                        with_states ? dh_last_dev.data() : nullptr, dx_out.out(), dga_out.out(), dgx_out.out(),
-                                        d_lambda_dev.data(), dh0_dev.data(), config};
+                    RglruBackwardArgs b{dx_in.in(),
+                                        dga.in(),
+                                        dgx.in(),
+                                        lambda_dev.data(),
+                                        with_states ? h0_dev.data() : nullptr,
+                                        h_out.in(),
+                                        ddh.in(),
+                                        with_states ? dh_last_dev.data() : nullptr,
+                                        dx_out.out(),
+                                        dga_out.out(),
+                                        dgx_out.out(),
+                                        d_lambda_dev.data(),
+                                        dh0_dev.data(),
+                                        config};
                     rglru_backward(dtype, shape, b, nullptr);
                     cuda_ok(cudaDeviceSynchronize(), "sync");
-                    for (auto [name, dev, ref] : {std::tuple{"dx", &dx_out, &g.dx}, std::tuple{"d_gate_a", &dga_out, &g.d_gate_a},
-                                                  std::tuple{"d_gate_x", &dgx_out, &g.d_gate_x}}) {
+                    for (auto [name, dev, ref] :
+                         {std::tuple{"dx", &dx_out, &g.dx}, std::tuple{"d_gate_a", &dga_out, &g.d_gate_a},
+                          std::tuple{"d_gate_x", &dgx_out, &g.d_gate_x}}) {
                         const auto raw = dev->download();
                         const auto m = worst_mismatch(raw.values, *ref, tol);
                         CHECK_MESSAGE(m.excess <= 0, name << " " << describe(m));
                         CHECK(raw.gaps_untouched);
                     }
-                    const auto mlam = worst_mismatch(d_lambda_dev.download(), g.d_lambda, lambda_tolerance(dtype));
+                    const auto mlam =
+                        worst_mismatch(d_lambda_dev.download(), g.d_lambda, lambda_tolerance(dtype));
                     CHECK_MESSAGE(mlam.excess <= 0, "d_lambda " << describe(mlam));
                     const auto mh0 = worst_mismatch(dh0_dev.download(), g.dh0, tol);
                     CHECK_MESSAGE(mh0.excess <= 0, "dh0 " << describe(mh0));
@@ -114,19 +140,23 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
             }
 }
 
-TEST_CASE("RG-LRU forward and backward against the reference") { check_rglru({1, 33, 1000, 4097, 65537}); }
+TEST_CASE("RG-LRU forward and backward against the reference") {
+    check_rglru({1, 33, 1000, 4097, 65537});
+}
 
-TEST_CASE("RG-LRU small: a quick subset (for compute-sanitizer)") { check_rglru({1, 300}); }
+TEST_CASE("RG-LRU small: a quick subset (for compute-sanitizer)") {
+    check_rglru({1, 300});
+}
 
 TEST_CASE("RG-LRU: bad arguments are refused before any launch") {
     DeviceRows a(DType::fp32, 2, 8, 8);
     DeviceFloats lambda(2);
     RglruForwardArgs f{a.in(), a.in(), a.in(), lambda.data(), nullptr, a.out(), nullptr, std::nullopt};
-    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp16, {1, 2, 8}, f, nullptr), doctest::Contains("fp16 is not supported"),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp16, {1, 2, 8}, f, nullptr),
+                         doctest::Contains("fp16 is not supported"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(rglru_forward(DType::fp32, {1, 0, 8}, f, nullptr), doctest::Contains("got 1 and 0"),
                          std::invalid_argument);
     f.lambda = nullptr;
-    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp32, {1, 2, 8}, f, nullptr), doctest::Contains("lambda is a null pointer"),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp32, {1, 2, 8}, f, nullptr),
+                         doctest::Contains("lambda is a null pointer"), std::invalid_argument);
 }

@@ -6,12 +6,11 @@
 
 namespace pybind11::detail {
 
-template <>
-struct type_caster<constrint::Integer> {
+template <> struct type_caster<constrint::Integer> {
     PYBIND11_TYPE_CASTER(constrint::Integer, const_name("int"));
 
     bool load(handle source, bool) {
-        if (!PyLong_Check(source.ptr())) return false;  // no silent float or bool-to-int narrowing
+        if (!PyLong_Check(source.ptr())) return false; // no silent float or bool-to-int narrowing
         if (PyBool_Check(source.ptr())) return false;
         const std::string text = str(source);
         auto parsed = constrint::parse_integer(text);
@@ -26,4 +25,4 @@ struct type_caster<constrint::Integer> {
     }
 };
 
-}  // namespace pybind11::detail
+} // namespace pybind11::detail

@@ -26,7 +26,8 @@ VarOrder order_from(const std::string& name) {
     if (name == "declaration") return VarOrder::Declaration;
     if (name == "smallest") return VarOrder::SmallestDomain;
     if (name == "most_constrained") return VarOrder::MostConstrained;
-    throw py::value_error("order must be 'declaration', 'smallest' or 'most_constrained', got '" + name + "'");
+    throw py::value_error("order must be 'declaration', 'smallest' or 'most_constrained', got '" + name +
+                          "'");
 }
 
 // Ctrl-C during a solve: the search polls this; it takes the GIL at most every 50 ms to let Python
@@ -55,8 +56,8 @@ struct InterruptCheck {
     }
 };
 
-SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes, const std::string& order,
-                          const InterruptCheck& check) {
+SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+                          const std::string& order, const InterruptCheck& check) {
     SolveOptions options;
     options.interrupt = check;
     options.order = order_from(order);
@@ -104,7 +105,7 @@ struct SolutionIterator {
     }
 };
 
-}  // namespace
+} // namespace
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "ConstrINT: an integer constraint solver with exact integers of any size.";
@@ -127,28 +128,46 @@ PYBIND11_MODULE(_core, m) {
 
     py::class_<Expr>(m, "Expr", "A term of a model: build it with + - * // % ** abs min max.")
         .def(py::init<const Integer&>(), py::arg("constant"))
-        .def("__add__", [](const Expr& a, const Expr& b) { return a + b; }, py::is_operator())
-        .def("__radd__", [](const Expr& a, const Expr& b) { return b + a; }, py::is_operator())
-        .def("__sub__", [](const Expr& a, const Expr& b) { return a - b; }, py::is_operator())
-        .def("__rsub__", [](const Expr& a, const Expr& b) { return b - a; }, py::is_operator())
-        .def("__mul__", [](const Expr& a, const Expr& b) { return a * b; }, py::is_operator())
-        .def("__rmul__", [](const Expr& a, const Expr& b) { return b * a; }, py::is_operator())
-        .def("__floordiv__", [](const Expr& a, const Expr& b) { return a / b; }, py::is_operator())
-        .def("__rfloordiv__", [](const Expr& a, const Expr& b) { return b / a; }, py::is_operator())
-        .def("__mod__", [](const Expr& a, const Expr& b) { return a % b; }, py::is_operator())
-        .def("__rmod__", [](const Expr& a, const Expr& b) { return b % a; }, py::is_operator())
-        .def("__pow__", [](const Expr& a, long long k) { return pow(a, k); }, py::is_operator())
+        .def(
+            "__add__", [](const Expr& a, const Expr& b) { return a + b; }, py::is_operator())
+        .def(
+            "__radd__", [](const Expr& a, const Expr& b) { return b + a; }, py::is_operator())
+        .def(
+            "__sub__", [](const Expr& a, const Expr& b) { return a - b; }, py::is_operator())
+        .def(
+            "__rsub__", [](const Expr& a, const Expr& b) { return b - a; }, py::is_operator())
+        .def(
+            "__mul__", [](const Expr& a, const Expr& b) { return a * b; }, py::is_operator())
+        .def(
+            "__rmul__", [](const Expr& a, const Expr& b) { return b * a; }, py::is_operator())
+        .def(
+            "__floordiv__", [](const Expr& a, const Expr& b) { return a / b; }, py::is_operator())
+        .def(
+            "__rfloordiv__", [](const Expr& a, const Expr& b) { return b / a; }, py::is_operator())
+        .def(
+            "__mod__", [](const Expr& a, const Expr& b) { return a % b; }, py::is_operator())
+        .def(
+            "__rmod__", [](const Expr& a, const Expr& b) { return b % a; }, py::is_operator())
+        .def(
+            "__pow__", [](const Expr& a, long long k) { return pow(a, k); }, py::is_operator())
         .def("__neg__", [](const Expr& a) { return -a; })
         .def("__abs__", [](const Expr& a) { return abs(a); })
-        .def("__eq__", [](const Expr& a, const Expr& b) { return a == b; }, py::is_operator())
-        .def("__ne__", [](const Expr& a, const Expr& b) { return a != b; }, py::is_operator())
-        .def("__le__", [](const Expr& a, const Expr& b) { return a <= b; }, py::is_operator())
-        .def("__lt__", [](const Expr& a, const Expr& b) { return a < b; }, py::is_operator())
-        .def("__ge__", [](const Expr& a, const Expr& b) { return a >= b; }, py::is_operator())
-        .def("__gt__", [](const Expr& a, const Expr& b) { return a > b; }, py::is_operator())
-        .def("__bool__", [](const Expr&) -> bool {
-            throw py::type_error("a ConstrINT term has no truth value; use it in a constraint");
-        })
+        .def(
+            "__eq__", [](const Expr& a, const Expr& b) { return a == b; }, py::is_operator())
+        .def(
+            "__ne__", [](const Expr& a, const Expr& b) { return a != b; }, py::is_operator())
+        .def(
+            "__le__", [](const Expr& a, const Expr& b) { return a <= b; }, py::is_operator())
+        .def(
+            "__lt__", [](const Expr& a, const Expr& b) { return a < b; }, py::is_operator())
+        .def(
+            "__ge__", [](const Expr& a, const Expr& b) { return a >= b; }, py::is_operator())
+        .def(
+            "__gt__", [](const Expr& a, const Expr& b) { return a > b; }, py::is_operator())
+        .def("__bool__",
+             [](const Expr&) -> bool {
+                 throw py::type_error("a ConstrINT term has no truth value; use it in a constraint");
+             })
         .def("__repr__", [](const Expr& e) { return to_cint(e); });
     py::implicitly_convertible<Integer, Expr>();
 
@@ -159,16 +178,24 @@ PYBIND11_MODULE(_core, m) {
     py::class_<Constraint>(m, "Constraint", "A constraint: combine with | (or) and & (and).")
         .def("__or__", [](const Constraint& a, const Constraint& b) { return a | b; })
         .def("__and__", [](const Constraint& a, const Constraint& b) { return a & b; })
-        .def("__bool__", [](const Constraint&) -> bool {
-            throw py::type_error("a ConstrINT constraint has no truth value; add it to a model");
-        })
+        .def("__bool__",
+             [](const Constraint&) -> bool {
+                 throw py::type_error("a ConstrINT constraint has no truth value; add it to a model");
+             })
         .def("__repr__", [](const Constraint& c) { return to_cint(c); });
 
-    m.def("divides", &divides, py::arg("divisor"), py::arg("dividend"), "dividend % divisor == 0, divisor != 0.");
-    m.def("min", [](const Expr& a, const Expr& b) { return min(a, b); }, "The smaller of two terms.");
-    m.def("max", [](const Expr& a, const Expr& b) { return max(a, b); }, "The larger of two terms.");
-    m.def("member", [](const Expr& x, std::vector<Integer> values) { return member(x, Domain::values(std::move(values))); },
-          py::arg("term"), py::arg("values"), "The term takes one of the listed values.");
+    m.def("divides", &divides, py::arg("divisor"), py::arg("dividend"),
+          "dividend % divisor == 0, divisor != 0.");
+    m.def(
+        "min", [](const Expr& a, const Expr& b) { return min(a, b); }, "The smaller of two terms.");
+    m.def(
+        "max", [](const Expr& a, const Expr& b) { return max(a, b); }, "The larger of two terms.");
+    m.def(
+        "member",
+        [](const Expr& x, std::vector<Integer> values) {
+            return member(x, Domain::values(std::move(values)));
+        },
+        py::arg("term"), py::arg("values"), "The term takes one of the listed values.");
 
     py::class_<Stats>(m, "Stats", "Search statistics.")
         .def_readonly("nodes", &Stats::nodes)
@@ -178,74 +205,98 @@ PYBIND11_MODULE(_core, m) {
         .def_readonly("seconds", &Stats::seconds)
         .def("__repr__", [](const Stats& s) {
             return "Stats(nodes=" + std::to_string(s.nodes) + ", failures=" + std::to_string(s.failures) +
-                   ", propagations=" + std::to_string(s.propagations) + ", seconds=" + std::to_string(s.seconds) + ")";
+                   ", propagations=" + std::to_string(s.propagations) +
+                   ", seconds=" + std::to_string(s.seconds) + ")";
         });
 
     py::class_<Model>(m, "Model", "Variables, constraints, preferences and objectives.")
         .def(py::init<>())
-        .def("int_var", py::overload_cast<std::string, const Integer&, const Integer&>(&Model::var), py::arg("name"),
-             py::arg("lo"), py::arg("hi"), "A new variable with values lo..hi (Python ints of any size).")
+        .def("int_var", py::overload_cast<std::string, const Integer&, const Integer&>(&Model::var),
+             py::arg("name"), py::arg("lo"), py::arg("hi"),
+             "A new variable with values lo..hi (Python ints of any size).")
         .def("int_var", py::overload_cast<std::string, std::vector<Integer>>(&Model::var), py::arg("name"),
              py::arg("values"), "A new variable restricted to the listed values.")
-        .def("add", [](Model& self, const Constraint& c, const std::string& label) { return self.add(c, label); },
-             py::arg("constraint"), py::arg("label") = "", "Adds a constraint; returns its index.")
-        .def("__iadd__", [](Model& self, const Constraint& c) -> Model& {
-            self.add(c);
-            return self;
-        })
-        .def("__getitem__", [](const Model& self, const std::string& name) { return self.at(name); },
-             "The variable with this name (ModelError when there is none).")
-        .def("maximize", &Model::maximize, py::arg("term"), "Maximise a term (several objectives: lexicographic, in call order).")
-        .def("minimize", &Model::minimize, py::arg("term"), "Minimise a term (several objectives: lexicographic, in call order).")
-        .def("prefer", [](Model& self, const Var& x, const std::string& how) { self.prefer(x, prefer_from(how)); },
-             py::arg("var"), py::arg("prefer"),
-             "Value direction during search: 'min', 'max', 'split_low' or 'split_high'.")
+        .def(
+            "add",
+            [](Model& self, const Constraint& c, const std::string& label) { return self.add(c, label); },
+            py::arg("constraint"), py::arg("label") = "", "Adds a constraint; returns its index.")
+        .def("__iadd__",
+             [](Model& self, const Constraint& c) -> Model& {
+                 self.add(c);
+                 return self;
+             })
+        .def(
+            "__getitem__", [](const Model& self, const std::string& name) { return self.at(name); },
+            "The variable with this name (ModelError when there is none).")
+        .def("maximize", &Model::maximize, py::arg("term"),
+             "Maximise a term (several objectives: lexicographic, in call order).")
+        .def("minimize", &Model::minimize, py::arg("term"),
+             "Minimise a term (several objectives: lexicographic, in call order).")
+        .def(
+            "prefer",
+            [](Model& self, const Var& x, const std::string& how) { self.prefer(x, prefer_from(how)); },
+            py::arg("var"), py::arg("prefer"),
+            "Value direction during search: 'min', 'max', 'split_low' or 'split_high'.")
         .def("search", &Model::search, py::arg("order"), "Decide these variables first, in this order.")
-        .def_property_readonly("variables", [](const Model& self) {
-            std::vector<Var> all;
-            for (std::size_t i = 0; i < self.variables().size(); ++i) all.push_back(self.at(static_cast<int>(i)));
-            return all;
-        })
-        .def("to_cint", [](const Model& self) { return write_cint(self); }, "The model as .cint text.")
-        .def("solve", [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-                         const std::string& order) -> py::object {
-            const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, nodes, order, check);
-            Result result;
-            {
-                py::gil_scoped_release release;
-                result = constrint::solve(self, options);
-            }
-            check.raise_if_interrupted();
-            if (result.solutions.empty()) return py::none();
-            py::object best = py::cast(result.solutions.back());
-            best.attr("stats") = result.stats;
-            best.attr("status") = std::string(to_string(result.status));
-            return best;
-        }, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
-           "The first solution, or the optimum with objectives (with .stats and .status); None when there is\n"
-           "none or a limit stopped the search first (ci.solve(model) tells which).")
-        .def("solutions", [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-                             const std::string& order) {
-            const InterruptCheck check;
-            return SolutionIterator{std::make_shared<Solver>(self, options_from(timeout, std::nullopt, order, check)),
-                                    check, limit, 0};
-        }, py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
-           "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
-        .def("explain", [](const Model& self) { return explain_texts(self); },
-             "The constraints of a small conflicting set, or None when the model has a solution.");
+        .def_property_readonly("variables",
+                               [](const Model& self) {
+                                   std::vector<Var> all;
+                                   for (std::size_t i = 0; i < self.variables().size(); ++i)
+                                       all.push_back(self.at(static_cast<int>(i)));
+                                   return all;
+                               })
+        .def(
+            "to_cint", [](const Model& self) { return write_cint(self); }, "The model as .cint text.")
+        .def(
+            "solve",
+            [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+               const std::string& order) -> py::object {
+                const InterruptCheck check;
+                const SolveOptions options = options_from(timeout, nodes, order, check);
+                Result result;
+                {
+                    py::gil_scoped_release release;
+                    result = constrint::solve(self, options);
+                }
+                check.raise_if_interrupted();
+                if (result.solutions.empty()) return py::none();
+                py::object best = py::cast(result.solutions.back());
+                best.attr("stats") = result.stats;
+                best.attr("status") = std::string(to_string(result.status));
+                return best;
+            },
+            py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
+            "The first solution, or the optimum with objectives (with .stats and .status); None when there "
+            "is\n"
+            "none or a limit stopped the search first (ci.solve(model) tells which).")
+        .def(
+            "solutions",
+            [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
+               const std::string& order) {
+                const InterruptCheck check;
+                return SolutionIterator{
+                    std::make_shared<Solver>(self, options_from(timeout, std::nullopt, order, check)), check,
+                    limit, 0};
+            },
+            py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
+            "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
+        .def(
+            "explain", [](const Model& self) { return explain_texts(self); },
+            "The constraints of a small conflicting set, or None when the model has a solution.");
 
     py::class_<SolutionIterator>(m, "SolutionIterator", "Solutions one at a time (Model.solutions).")
         .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
         .def("__next__", &SolutionIterator::next)
-        .def_property_readonly("status", [](const SolutionIterator& it) { return std::string(to_string(it.solver->status())); })
+        .def_property_readonly(
+            "status", [](const SolutionIterator& it) { return std::string(to_string(it.solver->status())); })
         .def_property_readonly("stats", [](const SolutionIterator& it) { return it.solver->stats(); });
 
     py::class_<Solution>(m, "Solution", py::dynamic_attr(), "Values of every variable of the model.")
         .def("__getitem__", [](const Solution& s, const Var& x) { return s[x]; })
         .def("__getitem__", [](const Solution& s, const std::string& name) { return s[name]; })
         .def("evaluate", &Solution::evaluate, py::arg("term"), "The value of any term of the model here.")
-        .def_property_readonly("values", &Solution::values, "The values of all variables, in declaration order.");
+        .def_property_readonly("values", &Solution::values,
+                               "The values of all variables, in declaration order.");
 
     py::class_<Result>(m, "Result", "The outcome of ci.solve / ci.solve_all.")
         .def_property_readonly("status", [](const Result& r) { return std::string(to_string(r.status)); })
@@ -253,36 +304,43 @@ PYBIND11_MODULE(_core, m) {
         .def_readonly("stats", &Result::stats)
         .def_readonly("stop_reason", &Result::stop_reason);
 
-    m.def("solve", [](const Model& model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-                      const std::string& order) {
-        const InterruptCheck check;
-        const SolveOptions options = options_from(timeout, nodes, order, check);
-        Result result;
-        {
-            py::gil_scoped_release release;
-            result = solve(model, options);
-        }
-        check.raise_if_interrupted();
-        return result;
-    }, py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
-          py::arg("order") = "declaration",
-          "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
-          "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
-    m.def("solve_all", [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-                          const std::string& order) {
-        const InterruptCheck check;
-        const SolveOptions options = options_from(timeout, std::nullopt, order, check);
-        Result result;
-        {
-            py::gil_scoped_release release;
-            result = solve_all(model, limit, options);
-        }
-        check.raise_if_interrupted();
-        return result;
-    }, py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-          py::arg("order") = "declaration",
-          "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
-    m.def("explain", &explain_texts, py::arg("model"), "The constraints of a small conflicting set, or None when the model has a solution.");
+    m.def(
+        "solve",
+        [](const Model& model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+           const std::string& order) {
+            const InterruptCheck check;
+            const SolveOptions options = options_from(timeout, nodes, order, check);
+            Result result;
+            {
+                py::gil_scoped_release release;
+                result = solve(model, options);
+            }
+            check.raise_if_interrupted();
+            return result;
+        },
+        py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+        py::arg("order") = "declaration",
+        "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
+        "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
+    m.def(
+        "solve_all",
+        [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
+           const std::string& order) {
+            const InterruptCheck check;
+            const SolveOptions options = options_from(timeout, std::nullopt, order, check);
+            Result result;
+            {
+                py::gil_scoped_release release;
+                result = solve_all(model, limit, options);
+            }
+            check.raise_if_interrupted();
+            return result;
+        },
+        py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
+        py::arg("order") = "declaration",
+        "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
+    m.def("explain", &explain_texts, py::arg("model"),
+          "The constraints of a small conflicting set, or None when the model has a solution.");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
 }

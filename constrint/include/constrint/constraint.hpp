@@ -10,16 +10,16 @@
 namespace constrint {
 
 enum class Relation : std::uint8_t {
-    Eq,       // lhs == rhs
-    Ne,       // lhs != rhs
-    Le,       // lhs <= rhs
-    Lt,       // lhs < rhs
-    Ge,       // lhs >= rhs
-    Gt,       // lhs > rhs
-    Divides,  // rhs is divisible by lhs (lhs != 0): `divides(lhs, rhs)`, `rhs % lhs == 0`
-    In,       // lhs takes a value of `set`
-    Or,       // at least one of `parts`
-    And,      // all of `parts`
+    Eq,      // lhs == rhs
+    Ne,      // lhs != rhs
+    Le,      // lhs <= rhs
+    Lt,      // lhs < rhs
+    Ge,      // lhs >= rhs
+    Gt,      // lhs > rhs
+    Divides, // rhs is divisible by lhs (lhs != 0): `divides(lhs, rhs)`, `rhs % lhs == 0`
+    In,      // lhs takes a value of `set`
+    Or,      // at least one of `parts`
+    And,     // all of `parts`
 };
 
 const char* to_string(Relation relation);
@@ -38,10 +38,10 @@ class Constraint {
 
 struct ConstraintNode {
     Relation relation;
-    std::optional<Expr> lhs, rhs;    // all but Or / And (rhs unused for In)
-    Domain set;                      // In
-    std::vector<Constraint> parts;   // Or / And, flattened: no Or directly inside an Or
-    std::uint64_t model = 0;         // the model whose variables it uses (0: none)
+    std::optional<Expr> lhs, rhs;  // all but Or / And (rhs unused for In)
+    Domain set;                    // In
+    std::vector<Constraint> parts; // Or / And, flattened: no Or directly inside an Or
+    std::uint64_t model = 0;       // the model whose variables it uses (0: none)
 };
 
 // `a % b == 0` (either side) is the divisibility relation divides(b, a).
@@ -56,7 +56,7 @@ Constraint member(const Expr& term, const Domain& values);
 Constraint operator|(const Constraint& a, const Constraint& b);
 Constraint operator&(const Constraint& a, const Constraint& b);
 
-}  // namespace constrint
+} // namespace constrint
 
 namespace constrint {
 
@@ -64,4 +64,4 @@ namespace constrint {
 // anywhere in the constraint makes it false (a / b and mod(a, b) imply b != 0).
 bool satisfied(const Constraint& constraint, const std::vector<Integer>& values);
 
-}  // namespace constrint
+} // namespace constrint

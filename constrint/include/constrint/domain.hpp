@@ -23,7 +23,7 @@ struct Interval {
 // missing congruent value. A fixed domain has modulus 1.
 class Domain {
   public:
-    Domain() = default;  // the empty domain
+    Domain() = default; // the empty domain
     static Domain range(const Integer& lo, const Integer& hi);
     static Domain values(std::vector<Integer> values);
     static Domain single(const Integer& value) { return range(value, value); }
@@ -32,7 +32,7 @@ class Domain {
     bool fixed() const { return intervals_.size() == 1 && intervals_[0].lo == intervals_[0].hi; }
     const Integer& min() const { return intervals_.front().lo; }
     const Integer& max() const { return intervals_.back().hi; }
-    const Integer& value() const { return intervals_.front().lo; }  // when fixed()
+    const Integer& value() const { return intervals_.front().lo; } // when fixed()
     Integer size() const;
     bool contains(const Integer& v) const;
     const std::vector<Interval>& intervals() const { return intervals_; }
@@ -48,9 +48,9 @@ class Domain {
     bool restrict_congruence(const Integer& modulus, const Integer& residue);
 
     // Images of the domain under exact maps (no value lost, none gained).
-    Domain shifted(const Integer& offset) const;  // {v + offset}
-    Domain negated() const;                       // {-v}
-    Domain scaled(const Integer& factor) const;   // {v * factor}, factor != 0
+    Domain shifted(const Integer& offset) const; // {v + offset}
+    Domain negated() const;                      // {-v}
+    Domain scaled(const Integer& factor) const;  // {v * factor}, factor != 0
     // {v / divisor : v in domain, divisor divides v}, divisor != 0.
     Domain divided_exactly(const Integer& divisor) const;
 
@@ -58,8 +58,8 @@ class Domain {
     std::optional<Integer> next_at_least(const Integer& v) const;
     std::optional<Integer> prev_at_most(const Integer& v) const;
 
-    bool operator==(const Domain& other) const;  // the same set of values
-    std::string to_string() const;  // "{1..5, 9} mod 2 = 1" style, for messages and tests
+    bool operator==(const Domain& other) const; // the same set of values
+    std::string to_string() const;              // "{1..5, 9} mod 2 = 1" style, for messages and tests
 
   private:
     void normalize();
@@ -68,4 +68,4 @@ class Domain {
     Integer residue_ = 0;
 };
 
-}  // namespace constrint
+} // namespace constrint

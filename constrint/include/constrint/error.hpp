@@ -37,4 +37,4 @@ class ParseError : public Error {
     std::string message_;
 };
 
-}  // namespace constrint
+} // namespace constrint

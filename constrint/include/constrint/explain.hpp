@@ -9,8 +9,8 @@
 namespace constrint {
 
 struct Conflict {
-    std::vector<std::size_t> constraints;  // indices into model.constraints(), increasing
-    bool minimal = false;  // true when every single constraint was proven necessary
+    std::vector<std::size_t> constraints; // indices into model.constraints(), increasing
+    bool minimal = false;                 // true when every single constraint was proven necessary
 };
 
 // Runs the deletion filter over the model's constraints (variable domains are kept as given).
@@ -19,4 +19,4 @@ struct Conflict {
 // proven minimal. Returns nothing when the model has a solution or the first check hit a limit.
 std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_check = {});
 
-}  // namespace constrint
+} // namespace constrint

@@ -5,8 +5,8 @@
 
 #include <concepts>
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,13 +15,13 @@ namespace constrint {
 enum class TermKind : std::uint8_t {
     Constant,
     Variable,
-    Add,  // a + b
-    Sub,  // a - b
-    Neg,  // -a
-    Mul,  // a * b
-    Pow,  // a ^ exponent, exponent a constant >= 0
-    Div,  // floor(a / b), b != 0
-    Mod,  // a - b * floor(a / b), b != 0 (the sign of b, as in Python)
+    Add, // a + b
+    Sub, // a - b
+    Neg, // -a
+    Mul, // a * b
+    Pow, // a ^ exponent, exponent a constant >= 0
+    Div, // floor(a / b), b != 0
+    Mod, // a - b * floor(a / b), b != 0 (the sign of b, as in Python)
     Abs,
     Min,
     Max,
@@ -37,9 +37,8 @@ using TermPtr = std::shared_ptr<const TermNode>;
 // variable), so a sub-term used twice through the same Expr is computed once.
 class Expr {
   public:
-    Expr(const Integer& constant);  // NOLINT: integers are terms
-    template <std::integral T>
-    Expr(T constant) : Expr(Integer(constant)) {}  // NOLINT
+    Expr(const Integer& constant);                                           // NOLINT: integers are terms
+    template <std::integral T> Expr(T constant) : Expr(Integer(constant)) {} // NOLINT
     explicit Expr(TermPtr node) : node_(std::move(node)) {}
 
     const TermNode& node() const { return *node_; }
@@ -53,18 +52,18 @@ class Expr {
 
 struct TermNode {
     TermKind kind;
-    Integer constant;          // Constant
-    unsigned exponent = 0;     // Pow
-    int variable = -1;         // Variable: index in its model
-    std::uint64_t model = 0;   // Variable: id of the owning model; 0 for terms without variables
-    std::string name;          // Variable
-    TermPtr a, b;              // operands (b unused for unary kinds)
+    Integer constant;        // Constant
+    unsigned exponent = 0;   // Pow
+    int variable = -1;       // Variable: index in its model
+    std::uint64_t model = 0; // Variable: id of the owning model; 0 for terms without variables
+    std::string name;        // Variable
+    TermPtr a, b;            // operands (b unused for unary kinds)
 };
 
 // A variable of a model, usable wherever a term is.
 class Var : public Expr {
   public:
-    Var(TermPtr node) : Expr(std::move(node)) {}  // NOLINT
+    Var(TermPtr node) : Expr(std::move(node)) {} // NOLINT
     int index() const { return node().variable; }
     const std::string& name() const { return node().name; }
 };
@@ -73,9 +72,9 @@ Expr operator+(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a);
 Expr operator*(const Expr& a, const Expr& b);
-Expr operator/(const Expr& a, const Expr& b);  // floor division
-Expr operator%(const Expr& a, const Expr& b);  // floor modulo (sign of the divisor)
-Expr pow(const Expr& base, long long exponent);  // throws ModelError for exponent < 0
+Expr operator/(const Expr& a, const Expr& b);   // floor division
+Expr operator%(const Expr& a, const Expr& b);   // floor modulo (sign of the divisor)
+Expr pow(const Expr& base, long long exponent); // throws ModelError for exponent < 0
 Expr abs(const Expr& a);
 Expr min(const Expr& a, const Expr& b);
 Expr max(const Expr& a, const Expr& b);
@@ -88,7 +87,7 @@ std::uint64_t model_of(const Expr& a, const Expr& b);
 // Throws ModelError on division by zero.
 std::optional<Integer> evaluate_constant(const Expr& term);
 
-}  // namespace constrint
+} // namespace constrint
 
 namespace constrint {
 
@@ -96,4 +95,4 @@ namespace constrint {
 // Throws ModelError on division by zero.
 Integer evaluate(const Expr& term, const std::vector<Integer>& values);
 
-}  // namespace constrint
+} // namespace constrint

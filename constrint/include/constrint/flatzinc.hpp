@@ -11,11 +11,11 @@ namespace constrint {
 
 // The standard flags of a FlatZinc solver.
 struct FlatZincOptions {
-    bool all_solutions = false;                    // -a: every solution (satisfaction), every improvement (optimisation)
-    std::optional<std::uint64_t> solution_limit;   // -n N: stop after N solutions (satisfaction)
-    bool statistics = false;                       // -s: `%%%mzn-stat: ` lines after the answer
-    std::optional<double> time_limit_seconds;      // -t (milliseconds on the command line)
-    bool free_search = false;                      // -f: ignore the search annotations
+    bool all_solutions = false; // -a: every solution (satisfaction), every improvement (optimisation)
+    std::optional<std::uint64_t> solution_limit; // -n N: stop after N solutions (satisfaction)
+    bool statistics = false;                     // -s: `%%%mzn-stat: ` lines after the answer
+    std::optional<double> time_limit_seconds;    // -t (milliseconds on the command line)
+    bool free_search = false;                    // -f: ignore the search annotations
 };
 
 // Reads the FlatZinc model `source` (named `file` in messages), solves it and writes the answer in
@@ -26,4 +26,4 @@ struct FlatZincOptions {
 void solve_flatzinc(std::string_view source, const std::string& file, const FlatZincOptions& options,
                     std::ostream& out);
 
-}  // namespace constrint
+} // namespace constrint

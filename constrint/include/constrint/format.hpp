@@ -19,4 +19,4 @@ std::string write_cint(const Model& model);
 std::string to_cint(const Expr& term);
 std::string to_cint(const Constraint& constraint);
 
-}  // namespace constrint
+} // namespace constrint

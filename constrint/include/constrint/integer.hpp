@@ -17,7 +17,7 @@ using Integer = boost::multiprecision::cpp_int;
 // almost all of them; boost's comparison is an out-of-line loop over the limbs, and the propagators'
 // hot paths (domain bounds, membership) are mostly comparisons. always_inline: without it GCC kept
 // this out of line too, where it still took 17% of golomb's profile.
-int compare_any(const Integer& a, const Integer& b);  // any size, out of line
+int compare_any(const Integer& a, const Integer& b); // any size, out of line
 [[gnu::always_inline]] inline int compare(const Integer& a, const Integer& b) {
     const auto& x = a.backend();
     const auto& y = b.backend();
@@ -37,8 +37,8 @@ Integer ceil_div(const Integer& a, const Integer& b);
 // a - b * floor_div(a, b): the remainder with the sign of b.
 Integer floor_mod(const Integer& a, const Integer& b);
 
-Integer gcd(const Integer& a, const Integer& b);  // non-negative
-Integer lcm(const Integer& a, const Integer& b);  // non-negative
+Integer gcd(const Integer& a, const Integer& b); // non-negative
+Integer lcm(const Integer& a, const Integer& b); // non-negative
 
 // base^exponent for exponent >= 0.
 Integer power(const Integer& base, unsigned exponent);
@@ -59,4 +59,4 @@ std::string to_string(const Integer& value);
 // Parses an optionally signed decimal integer; nothing when the text is not one.
 std::optional<Integer> parse_integer(std::string_view text);
 
-}  // namespace constrint
+} // namespace constrint

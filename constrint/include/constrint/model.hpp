@@ -14,10 +14,10 @@ namespace constrint {
 
 // The value choice for a variable during search.
 enum class Prefer : std::uint8_t {
-    Min,        // smallest value first (x = min, then x > min)
-    Max,        // largest value first (x = max, then x < max)
-    SplitLow,   // lower half first (x <= mid, then x > mid): for huge ranges
-    SplitHigh,  // upper half first (x > mid, then x <= mid)
+    Min,       // smallest value first (x = min, then x > min)
+    Max,       // largest value first (x = max, then x < max)
+    SplitLow,  // lower half first (x <= mid, then x > mid): for huge ranges
+    SplitHigh, // upper half first (x > mid, then x <= mid)
 };
 
 const char* to_string(Prefer prefer);
@@ -31,9 +31,9 @@ struct Objective {
 
 // Where a constraint came from, for explanations and messages.
 struct Origin {
-    std::string file;  // empty for constraints added through the API
+    std::string file; // empty for constraints added through the API
     int line = 0;
-    std::string text;  // the source text or a label
+    std::string text; // the source text or a label
 };
 
 struct VariableInfo {
@@ -49,12 +49,12 @@ struct ConstraintInfo {
 
 // The default upper bound of a variable declared without one (the `.cint` format's undeclared
 // variables are positive integers in [1, kDefaultUpperBound]).
-Integer default_upper_bound();  // 2^62
+Integer default_upper_bound(); // 2^62
 
 class Model {
   public:
     Model();
-    Model(const Model&) = default;  // a copy shares the variable identity of the original
+    Model(const Model&) = default; // a copy shares the variable identity of the original
     Model& operator=(const Model&) = default;
     Model(Model&&) noexcept = default;
     Model& operator=(Model&&) noexcept = default;
@@ -66,7 +66,7 @@ class Model {
     Var var(std::string name, Domain domain);
 
     bool has(std::string_view name) const;
-    Var at(std::string_view name) const;  // throws ModelError "unknown variable 'x'"
+    Var at(std::string_view name) const; // throws ModelError "unknown variable 'x'"
     Var at(int index) const;
     void set_domain(const Var& x, Domain domain);
 
@@ -78,7 +78,7 @@ class Model {
     // Decision order: these variables first, in this order; then every other variable in
     // declaration order. Calling it again replaces the order.
     void search(std::vector<Var> order);
-    void maximize(const Expr& term);  // several objectives form a lexicographic order
+    void maximize(const Expr& term); // several objectives form a lexicographic order
     void minimize(const Expr& term);
 
     std::uint64_t id() const { return id_; }
@@ -101,4 +101,4 @@ class Model {
     std::vector<int> search_order_;
 };
 
-}  // namespace constrint
+} // namespace constrint

@@ -18,38 +18,38 @@ namespace constrint {
 // first solution is the lexicographically first one (in the model's search order and each
 // variable's preferred direction): answers are reproducible.
 enum class VarOrder : std::uint8_t {
-    Declaration,      // the model's search order, then declaration order
-    SmallestDomain,   // fewest values left first (ties: declaration order)
-    MostConstrained,  // most constraints first (ties: smallest domain, then declaration order)
+    Declaration,     // the model's search order, then declaration order
+    SmallestDomain,  // fewest values left first (ties: declaration order)
+    MostConstrained, // most constraints first (ties: smallest domain, then declaration order)
 };
 
 const char* to_string(VarOrder order);
 
 struct SolveOptions {
     VarOrder order = VarOrder::Declaration;
-    std::optional<std::uint64_t> node_limit;      // search nodes (choice points visited)
-    std::optional<std::uint64_t> failure_limit;   // failed nodes
-    std::optional<double> time_limit_seconds;     // wall clock, checked during propagation too
-    const std::atomic<bool>* cancel = nullptr;    // set to true from any thread to stop
+    std::optional<std::uint64_t> node_limit;    // search nodes (choice points visited)
+    std::optional<std::uint64_t> failure_limit; // failed nodes
+    std::optional<double> time_limit_seconds;   // wall clock, checked during propagation too
+    const std::atomic<bool>* cancel = nullptr;  // set to true from any thread to stop
     // Polled at every node and every few hundred propagations; returning true stops the search
     // ("interrupted"). For hosts that must look for signals themselves (Python's Ctrl-C).
     std::function<bool()> interrupt;
 };
 
 enum class Status : std::uint8_t {
-    Satisfiable,     // a solution (or several), search not complete
-    Optimal,         // the last solution is proven optimal
-    AllSolutions,    // every solution was produced
-    Unsatisfiable,   // proven: no solution
-    Unknown,         // a limit or cancellation stopped the search before any answer
+    Satisfiable,   // a solution (or several), search not complete
+    Optimal,       // the last solution is proven optimal
+    AllSolutions,  // every solution was produced
+    Unsatisfiable, // proven: no solution
+    Unknown,       // a limit or cancellation stopped the search before any answer
 };
 
 const char* to_string(Status status);
 
 struct Stats {
-    std::uint64_t nodes = 0;         // choice points
-    std::uint64_t failures = 0;      // failed nodes
-    std::uint64_t propagations = 0;  // propagator runs
+    std::uint64_t nodes = 0;        // choice points
+    std::uint64_t failures = 0;     // failed nodes
+    std::uint64_t propagations = 0; // propagator runs
     std::uint64_t solutions = 0;
     std::uint64_t max_depth = 0;
     double seconds = 0;
@@ -71,7 +71,7 @@ class Solution {
     std::shared_ptr<const Model> model_;
 };
 
-class Search;  // the engine, defined in the implementation
+class Search; // the engine, defined in the implementation
 
 // Solutions one at a time. The model is copied: later changes to it do not affect the solver.
 // Without objectives next() returns each solution once, in search order. With objectives next()
@@ -96,7 +96,7 @@ class Solver {
 
 struct Result {
     Status status = Status::Unknown;
-    std::vector<Solution> solutions;  // with objectives: each improving one, the best last
+    std::vector<Solution> solutions; // with objectives: each improving one, the best last
     Stats stats;
     std::string stop_reason;
 };
@@ -107,4 +107,4 @@ Result solve(const Model& model, SolveOptions options = {});
 Result solve_all(const Model& model, std::optional<std::uint64_t> limit = std::nullopt,
                  SolveOptions options = {});
 
-}  // namespace constrint
+} // namespace constrint

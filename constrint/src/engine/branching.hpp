@@ -13,13 +13,13 @@ namespace constrint::engine {
 
 // Which unfixed variable of a phase is branched on next.
 enum class VarSelect : std::uint8_t {
-    InputOrder,     // the first one in the phase's order
-    FirstFail,      // the smallest domain (ties: phase order)
-    AntiFirstFail,  // the largest domain
-    Smallest,       // the smallest minimum
-    Largest,        // the largest maximum
-    AfcSizeMax,     // the largest accumulated failure count per value left (Store::afc / size;
-                    // Gecode's INT_VAR_AFC_SIZE_MAX, dom/wdeg with decay)
+    InputOrder,    // the first one in the phase's order
+    FirstFail,     // the smallest domain (ties: phase order)
+    AntiFirstFail, // the largest domain
+    Smallest,      // the smallest minimum
+    Largest,       // the largest maximum
+    AfcSizeMax,    // the largest accumulated failure count per value left (Store::afc / size;
+                   // Gecode's INT_VAR_AFC_SIZE_MAX, dom/wdeg with decay)
 };
 
 struct Phase {
@@ -28,4 +28,4 @@ struct Phase {
     Prefer value = Prefer::Min;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

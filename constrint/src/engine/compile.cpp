@@ -76,11 +76,12 @@ VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
     const Bounds a = bounds(x);
     const Integer& y_lo = s_.min(y);
     const Integer& y_hi = s_.max(y);
-    std::optional<Bounds> q;  // the quotient's bounds over the non-zero parts of y
+    std::optional<Bounds> q; // the quotient's bounds over the non-zero parts of y
     if (y_lo < 0) q = join(q, quotient_hull(a, y_lo, std::min(y_hi, Integer(-1))));
     if (y_hi > 0) q = join(q, quotient_hull(a, std::max(y_lo, Integer(1)), y_hi));
     const VarId quotient = aux(q->lo, q->hi);
-    const VarId remainder = aux(y_lo < 0 ? Integer(y_lo + 1) : Integer(0), y_hi > 0 ? Integer(y_hi - 1) : Integer(0));
+    const VarId remainder =
+        aux(y_lo < 0 ? Integer(y_lo + 1) : Integer(0), y_hi > 0 ? Integer(y_hi - 1) : Integer(0));
     post_division(s_, x, y, quotient, remainder, Rounding::Floor);
     return want_quotient ? quotient : remainder;
 }
@@ -88,19 +89,21 @@ VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
 VarId Compiler::var_of(const Expr& term) {
     const TermNode& n = term.node();
     switch (n.kind) {
-    case TermKind::Constant: return constant(n.constant);
+    case TermKind::Constant:
+        return constant(n.constant);
     case TermKind::Variable:
         model_.check_owned(term);
         return n.variable;
-    default: break;
+    default:
+        break;
     }
     if (auto it = terms_.find(&n); it != terms_.end()) return it->second;
 
     const VarId x = var_of(Expr(n.a));
-    const VarId y = n.b ? var_of(Expr(n.b)) : -1;  // -1: unary term
+    const VarId y = n.b ? var_of(Expr(n.b)) : -1; // -1: unary term
     VarId z;
     if (empty(x) || (y >= 0 && empty(y))) {
-        z = s_.new_var(Domain());  // an operand has no value: so has the term
+        z = s_.new_var(Domain()); // an operand has no value: so has the term
         out_.failed = true;
     } else {
         const Bounds a = bounds(x);
@@ -111,13 +114,13 @@ VarId Compiler::var_of(const Expr& term) {
             s_.add_propagator(std::make_unique<Plus>(z, x, y));
             break;
         }
-        case TermKind::Sub: {  // z = x - y  <=>  x = z + y
+        case TermKind::Sub: { // z = x - y  <=>  x = z + y
             const Bounds b = bounds(y);
             z = aux(a.lo - b.hi, a.hi - b.lo);
             s_.add_propagator(std::make_unique<Plus>(x, z, y));
             break;
         }
-        case TermKind::Neg: {  // z = -x  <=>  0 = z + x
+        case TermKind::Neg: { // z = -x  <=>  0 = z + x
             z = aux(-a.hi, -a.lo);
             s_.add_propagator(std::make_unique<Plus>(constant(0), z, x));
             break;
@@ -139,8 +142,12 @@ VarId Compiler::var_of(const Expr& term) {
             s_.add_propagator(std::make_unique<Power>(z, x, k));
             break;
         }
-        case TermKind::Div: z = division(x, y, true); break;
-        case TermKind::Mod: z = division(x, y, false); break;
+        case TermKind::Div:
+            z = division(x, y, true);
+            break;
+        case TermKind::Mod:
+            z = division(x, y, false);
+            break;
         case TermKind::Abs: {
             const Integer abs_max = std::max(Integer(-a.lo), a.hi);
             z = aux(a.lo > 0 ? a.lo : a.hi < 0 ? Integer(-a.hi) : Integer(0), abs_max);
@@ -151,11 +158,13 @@ VarId Compiler::var_of(const Expr& term) {
         case TermKind::Max: {
             const Bounds b = bounds(y);
             const bool is_max = n.kind == TermKind::Max;
-            z = is_max ? aux(std::max(a.lo, b.lo), std::max(a.hi, b.hi)) : aux(std::min(a.lo, b.lo), std::min(a.hi, b.hi));
+            z = is_max ? aux(std::max(a.lo, b.lo), std::max(a.hi, b.hi))
+                       : aux(std::min(a.lo, b.lo), std::min(a.hi, b.hi));
             s_.add_propagator(std::make_unique<MinMax>(z, x, y, is_max));
             break;
         }
-        default: throw ModelError(std::string("unsupported term kind ") + to_string(n.kind));
+        default:
+            throw ModelError(std::string("unsupported term kind ") + to_string(n.kind));
         }
     }
     terms_.emplace(&n, z);
@@ -167,8 +176,10 @@ VarId Compiler::var_of(const Expr& term) {
 std::optional<View> affine(const Expr& term) {
     const TermNode& n = term.node();
     switch (n.kind) {
-    case TermKind::Constant: return View{-1, 0, n.constant};
-    case TermKind::Variable: return View{n.variable, 1, 0};
+    case TermKind::Constant:
+        return View{-1, 0, n.constant};
+    case TermKind::Variable:
+        return View{n.variable, 1, 0};
     case TermKind::Neg: {
         auto a = affine(Expr(n.a));
         if (a) a->scale = -a->scale, a->offset = -a->offset;
@@ -176,8 +187,10 @@ std::optional<View> affine(const Expr& term) {
     }
     case TermKind::Add:
     case TermKind::Sub:
-    case TermKind::Mul: break;
-    default: return std::nullopt;
+    case TermKind::Mul:
+        break;
+    default:
+        return std::nullopt;
     }
     auto a = affine(Expr(n.a)), b = affine(Expr(n.b));
     if (!a || !b || (!a->constant() && !b->constant())) return std::nullopt;
@@ -208,18 +221,26 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     const ConstraintNode& n = c.node();
     if (n.relation == Relation::Or || n.relation == Relation::And) {
         std::vector<std::unique_ptr<Propagator>> parts;
-        for (const Constraint& part : n.parts) parts.push_back(relation(part, false));
+        for (const Constraint& part : n.parts)
+            parts.push_back(relation(part, false));
         if (n.relation == Relation::Or) return std::make_unique<Or>(std::move(parts));
         return std::make_unique<And>(std::move(parts));
     }
     switch (n.relation) {
-    case Relation::Eq: return std::make_unique<Equal>(view_of(*n.lhs), view_of(*n.rhs));
-    case Relation::Ne: return std::make_unique<NotEqual>(view_of(*n.lhs), view_of(*n.rhs));
-    case Relation::Le: return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 0);
-    case Relation::Lt: return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 1);
-    case Relation::Ge: return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 0);
-    case Relation::Gt: return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 1);
-    default: break;
+    case Relation::Eq:
+        return std::make_unique<Equal>(view_of(*n.lhs), view_of(*n.rhs));
+    case Relation::Ne:
+        return std::make_unique<NotEqual>(view_of(*n.lhs), view_of(*n.rhs));
+    case Relation::Le:
+        return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 0);
+    case Relation::Lt:
+        return std::make_unique<LessEqual>(view_of(*n.lhs), view_of(*n.rhs), 1);
+    case Relation::Ge:
+        return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 0);
+    case Relation::Gt:
+        return std::make_unique<LessEqual>(view_of(*n.rhs), view_of(*n.lhs), 1);
+    default:
+        break;
     }
     const VarId x = var_of(*n.lhs);
     if (n.relation == Relation::In) return std::make_unique<Member>(x, n.set);
@@ -228,13 +249,15 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     case Relation::Divides:
         if (top_level) check_divisor(x, "divisibility");
         return std::make_unique<Divides>(x, y);
-    default: throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
+    default:
+        throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
     }
 }
 
 void Compiler::post(const Constraint& c) {
     if (c.relation() == Relation::And) {
-        for (const Constraint& part : c.node().parts) post(part);
+        for (const Constraint& part : c.node().parts)
+            post(part);
         return;
     }
     s_.add_propagator(relation(c, true));
@@ -251,10 +274,11 @@ void collect_variables(const Constraint& c, std::set<int>& into) {
     const ConstraintNode& n = c.node();
     if (n.lhs) collect_variables(*n.lhs, into);
     if (n.rhs) collect_variables(*n.rhs, into);
-    for (const Constraint& part : n.parts) collect_variables(part, into);
+    for (const Constraint& part : n.parts)
+        collect_variables(part, into);
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& active, bool with_objectives) {
     auto out = std::make_unique<Compiled>();
@@ -272,12 +296,14 @@ std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& a
         compiler.post(constraints[i].constraint);
         std::set<int> used;
         collect_variables(constraints[i].constraint, used);
-        for (int v : used) ++out->degree[v];
+        for (int v : used)
+            ++out->degree[v];
     }
     if (with_objectives) {
-        for (const Objective& o : model.objectives()) out->objectives.push_back(compiler.var_of(o.term));
+        for (const Objective& o : model.objectives())
+            out->objectives.push_back(compiler.var_of(o.term));
     }
     return out;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

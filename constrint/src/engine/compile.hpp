@@ -23,4 +23,4 @@ struct Compiled {
 std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& active = {},
                                   bool with_objectives = true);
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

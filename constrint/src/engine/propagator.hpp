@@ -13,22 +13,24 @@ using VarId = int;
 // What changed in a domain, weakest to strongest. A propagator subscribes to a variable with the
 // weakest event that can let it narrow something.
 enum class Event : std::uint8_t {
-    Domain = 0,  // any change, holes included
-    Bounds = 1,  // the minimum or the maximum changed
-    Fixed = 2,   // a single value is left
+    Domain = 0, // any change, holes included
+    Bounds = 1, // the minimum or the maximum changed
+    Fixed = 2,  // a single value is left
 };
 
 enum class PropStatus : std::uint8_t {
-    Ok,        // narrowed what it could (not necessarily to its own fixpoint)
-    Fail,      // a domain became empty: no solution below this node
-    Subsumed,  // holds for every value left: never needs to run again below this node
+    Ok,       // narrowed what it could (not necessarily to its own fixpoint)
+    Fail,     // a domain became empty: no solution below this node
+    Subsumed, // holds for every value left: never needs to run again below this node
 };
 
 enum class Entailment : std::uint8_t { False, True, Unknown };
 
 // The status that matches an entailment: proven true is subsumed, proven false fails.
 inline PropStatus settle(Entailment e) {
-    return e == Entailment::True ? PropStatus::Subsumed : e == Entailment::False ? PropStatus::Fail : PropStatus::Ok;
+    return e == Entailment::True    ? PropStatus::Subsumed
+           : e == Entailment::False ? PropStatus::Fail
+                                    : PropStatus::Ok;
 }
 
 struct Subscription {
@@ -40,7 +42,8 @@ struct Subscription {
 inline std::vector<Subscription> subscribe(const std::vector<VarId>& vars, Event event,
                                            std::vector<Subscription> subs = {}) {
     subs.reserve(subs.size() + vars.size());
-    for (VarId x : vars) subs.push_back({x, event});
+    for (VarId x : vars)
+        subs.push_back({x, event});
     return subs;
 }
 
@@ -58,4 +61,4 @@ class Propagator {
     virtual const char* name() const = 0;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -6,14 +6,16 @@ namespace constrint {
 
 using engine::VarId;
 
-Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active, bool with_objectives)
-    : model_(std::make_shared<const Model>(model)), options_(options), start_(std::chrono::steady_clock::now()) {
+Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active,
+               bool with_objectives)
+    : model_(std::make_shared<const Model>(model)), options_(options),
+      start_(std::chrono::steady_clock::now()) {
     compiled_ = engine::compile(*model_, active, with_objectives);
     initialise();
 }
 
-Search::Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled, SolveOptions options,
-               std::vector<engine::Phase> phases)
+Search::Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled,
+               SolveOptions options, std::vector<engine::Phase> phases)
     : model_(std::move(model)), options_(std::move(options)), compiled_(std::move(compiled)),
       phases_(std::move(phases)), start_(std::chrono::steady_clock::now()) {
     initialise();
@@ -23,7 +25,8 @@ void Search::initialise() {
     engine::Store& store = compiled_->store;
     if (!compiled_->objectives.empty()) {
         std::vector<Sense> senses;
-        for (const Objective& o : model_->objectives()) senses.push_back(o.sense);
+        for (const Objective& o : model_->objectives())
+            senses.push_back(o.sense);
         auto bound = std::make_unique<engine::ObjectiveBound>(compiled_->objectives, std::move(senses));
         bound_ = bound.get();
         bound_id_ = store.add_propagator(std::move(bound));
@@ -101,8 +104,8 @@ std::optional<Search::Choice> Search::select_in_phases() const {
     for (const engine::Phase& phase : phases_) {
         const bool by_size = phase.select == VarSelect::FirstFail || phase.select == VarSelect::AntiFirstFail;
         std::optional<VarId> best;
-        Integer best_size;      // by_size: the size of best's domain, computed once per candidate
-        double best_score = 0;  // AfcSizeMax: best's AFC per value
+        Integer best_size;     // by_size: the size of best's domain, computed once per candidate
+        double best_score = 0; // AfcSizeMax: best's AFC per value
         for (VarId v : phase.vars) {
             if (s.fixed(v)) continue;
             if (phase.select == VarSelect::InputOrder) return Choice{v, phase.value};
@@ -112,12 +115,23 @@ std::optional<Search::Choice> Search::select_in_phases() const {
             bool better = !best;
             if (best) {
                 switch (phase.select) {
-                case VarSelect::InputOrder: break;
-                case VarSelect::FirstFail: better = size < best_size; break;
-                case VarSelect::AntiFirstFail: better = size > best_size; break;
-                case VarSelect::Smallest: better = s.min(v) < s.min(*best); break;
-                case VarSelect::Largest: better = s.max(v) > s.max(*best); break;
-                case VarSelect::AfcSizeMax: better = score > best_score; break;
+                case VarSelect::InputOrder:
+                    break;
+                case VarSelect::FirstFail:
+                    better = size < best_size;
+                    break;
+                case VarSelect::AntiFirstFail:
+                    better = size > best_size;
+                    break;
+                case VarSelect::Smallest:
+                    better = s.min(v) < s.min(*best);
+                    break;
+                case VarSelect::Largest:
+                    better = s.max(v) > s.max(*best);
+                    break;
+                case VarSelect::AfcSizeMax:
+                    better = score > best_score;
+                    break;
                 }
             }
             if (better) {
@@ -137,13 +151,15 @@ std::pair<Search::Decision, Search::Decision> Search::branches(const Choice& cho
     const Prefer prefer = choice.prefer;
     using K = Decision::Kind;
     switch (prefer) {
-    case Prefer::Min: return {{K::Equal, x, s.min(x)}, {K::NotEqual, x, s.min(x)}};
-    case Prefer::Max: return {{K::Equal, x, s.max(x)}, {K::NotEqual, x, s.max(x)}};
+    case Prefer::Min:
+        return {{K::Equal, x, s.min(x)}, {K::NotEqual, x, s.min(x)}};
+    case Prefer::Max:
+        return {{K::Equal, x, s.max(x)}, {K::NotEqual, x, s.max(x)}};
     case Prefer::SplitLow:
     case Prefer::SplitHigh: {
         const Integer mid = floor_div(s.min(x) + s.max(x), 2);
         Integer above = mid;
-        above += 1;  // not `mid + 1` in the initializer: GCC 12 warns falsely there (-Warray-bounds)
+        above += 1; // not `mid + 1` in the initializer: GCC 12 warns falsely there (-Warray-bounds)
         Decision low{K::AtMost, x, mid}, high{K::AtLeast, x, std::move(above)};
         return prefer == Prefer::SplitLow ? std::pair{low, high} : std::pair{high, low};
     }
@@ -156,10 +172,18 @@ bool Search::apply(const Decision& d) {
     if (bound_id_ >= 0) s.schedule(bound_id_);
     bool ok = false;
     switch (d.kind) {
-    case Decision::Kind::Equal: ok = s.assign(d.var, d.value); break;
-    case Decision::Kind::NotEqual: ok = s.remove(d.var, d.value); break;
-    case Decision::Kind::AtMost: ok = s.set_max(d.var, d.value); break;
-    case Decision::Kind::AtLeast: ok = s.set_min(d.var, d.value); break;
+    case Decision::Kind::Equal:
+        ok = s.assign(d.var, d.value);
+        break;
+    case Decision::Kind::NotEqual:
+        ok = s.remove(d.var, d.value);
+        break;
+    case Decision::Kind::AtMost:
+        ok = s.set_max(d.var, d.value);
+        break;
+    case Decision::Kind::AtLeast:
+        ok = s.set_min(d.var, d.value);
+        break;
     }
     return ok && s.propagate();
 }
@@ -179,7 +203,7 @@ bool Search::backtrack() {
 void Search::finish(bool exhausted) {
     done_ = true;
     if (exhausted) {
-        status_ = !have_solution_                   ? Status::Unsatisfiable
+        status_ = !have_solution_                  ? Status::Unsatisfiable
                   : !compiled_->objectives.empty() ? Status::Optimal
                                                    : Status::AllSolutions;
     } else {
@@ -199,7 +223,7 @@ std::optional<Solution> Search::next() {
             consistent = !compiled_->failed && s.propagate();
             if (!consistent) ++stats_.failures;
         } else {
-            consistent = backtrack();  // leave the solution just returned
+            consistent = backtrack(); // leave the solution just returned
         }
         for (;;) {
             if (!consistent) {
@@ -213,16 +237,19 @@ std::optional<Solution> Search::next() {
             std::optional<Choice> choice = select_in_phases();
             if (!choice) {
                 if (const std::optional<VarId> x = select_variable()) {
-                    const Prefer prefer = *x < compiled_->user_vars ? model_->variables()[*x].prefer : Prefer::Min;
+                    const Prefer prefer =
+                        *x < compiled_->user_vars ? model_->variables()[*x].prefer : Prefer::Min;
                     choice = Choice{*x, prefer};
                 }
             }
-            if (!choice) {  // every variable fixed: a solution
+            if (!choice) { // every variable fixed: a solution
                 std::vector<Integer> values(compiled_->user_vars);
-                for (int v = 0; v < compiled_->user_vars; ++v) values[v] = s.value(v);
+                for (int v = 0; v < compiled_->user_vars; ++v)
+                    values[v] = s.value(v);
                 if (bound_) {
                     std::vector<Integer> best;
-                    for (VarId o : compiled_->objectives) best.push_back(s.value(o));
+                    for (VarId o : compiled_->objectives)
+                        best.push_back(s.value(o));
                     bound_->improve_on(std::move(best));
                 }
                 have_solution_ = true;
@@ -248,4 +275,4 @@ std::optional<Solution> Search::next() {
     }
 }
 
-}  // namespace constrint
+} // namespace constrint

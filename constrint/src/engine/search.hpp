@@ -18,8 +18,8 @@ class Search {
     // A model whose store was built elsewhere: the FlatZinc front end posts its propagators straight
     // into `compiled` (whose first variables are the model's). The phases are branched on first, in
     // order; then every variable left, in the default order.
-    Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled, SolveOptions options,
-           std::vector<engine::Phase> phases);
+    Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled,
+           SolveOptions options, std::vector<engine::Phase> phases);
 
     std::optional<Solution> next();
     Status status() const { return status_; }
@@ -44,7 +44,7 @@ class Search {
     std::optional<Choice> select_in_phases() const;
     std::optional<engine::VarId> select_variable() const;
     std::pair<Decision, Decision> branches(const Choice& choice) const;
-    bool backtrack();  // to the next open branch; false when the tree is exhausted
+    bool backtrack(); // to the next open branch; false when the tree is exhausted
     bool limit_reached();
     void finish(bool exhausted);
     double elapsed() const;
@@ -55,8 +55,8 @@ class Search {
     engine::ObjectiveBound* bound_ = nullptr;
     int bound_id_ = -1;
     std::vector<engine::Phase> phases_;
-    std::vector<engine::VarId> order_;  // the static decision order
-    std::vector<Decision> open_;        // per depth: the branch still to try
+    std::vector<engine::VarId> order_; // the static decision order
+    std::vector<Decision> open_;       // per depth: the branch still to try
     std::chrono::steady_clock::time_point start_;
 
     bool started_ = false;
@@ -67,4 +67,4 @@ class Search {
     std::string stop_reason_;
 };
 
-}  // namespace constrint
+} // namespace constrint

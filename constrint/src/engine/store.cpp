@@ -5,7 +5,7 @@ namespace constrint::engine {
 namespace {
 // Divisor lists longer than this are not turned into domains (bounds reasoning takes over).
 constexpr std::size_t kMaxDivisors = 1 << 14;
-}
+} // namespace
 
 VarId Store::new_var(Domain domain) {
     vars_.push_back(VarState{std::move(domain), 0, {}, {}});
@@ -21,7 +21,7 @@ int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
         if (all.empty() || all.back() != id) all.push_back(id);
     }
     idempotent_.push_back(propagator->idempotent());
-    afc_.push_back(afc_increment_);  // as if it had existed from the start with a count of 1
+    afc_.push_back(afc_increment_); // as if it had existed from the start with a count of 1
     props_.push_back(std::move(propagator));
     active_.push_back(true);
     queued_.push_back(false);
@@ -37,9 +37,9 @@ void Store::schedule(int p) {
 
 void Store::save(VarId x) {
     VarState& v = vars_[x];
-    if (levels_.empty() || v.saved_epoch == epoch_) return;  // nothing to restore at the root
+    if (levels_.empty() || v.saved_epoch == epoch_) return; // nothing to restore at the root
     if (trail_size_ < trail_.size()) {
-        TrailEntry& entry = trail_[trail_size_];  // a used entry: the copy reuses its buffers
+        TrailEntry& entry = trail_[trail_size_]; // a used entry: the copy reuses its buffers
         entry.var = x;
         entry.old = v.dom;
         entry.old_epoch = v.saved_epoch;
@@ -103,7 +103,7 @@ bool Store::remove(VarId x, const Integer& v) {
 
 bool Store::replace(VarId x, Domain&& narrowed, const Domain& before) {
     if (narrowed.empty()) return false;
-    const Event event = narrowed.fixed()                                                 ? Event::Fixed
+    const Event event = narrowed.fixed()                                                   ? Event::Fixed
                         : narrowed.min() != before.min() || narrowed.max() != before.max() ? Event::Bounds
                                                                                            : Event::Domain;
     save(x);
@@ -129,7 +129,8 @@ bool Store::intersect(VarId x, const Domain& other) {
 
 bool Store::restrict_congruence(VarId x, const Integer& modulus, const Integer& residue) {
     const Domain& before = vars_[x].dom;
-    if (modulus == 1 || before.fixed()) return modulus == 1 || floor_mod(before.value() - residue, modulus) == 0;
+    if (modulus == 1 || before.fixed())
+        return modulus == 1 || floor_mod(before.value() - residue, modulus) == 0;
     Domain d = before;
     if (!d.restrict_congruence(modulus, residue)) return true;
     return replace(x, std::move(d), before);
@@ -142,7 +143,8 @@ bool Store::propagate() {
         queued_[p] = false;
         if (!active_[p]) continue;
         if ((++propagations_ & 511) == 0 && stop_check_ && stop_check_()) {
-            for (std::size_t i = queue_head_; i < queue_.size(); ++i) queued_[queue_[i]] = false;
+            for (std::size_t i = queue_head_; i < queue_.size(); ++i)
+                queued_[queue_[i]] = false;
             queue_.clear();
             queue_head_ = 0;
             throw Interrupted{};
@@ -161,7 +163,8 @@ bool Store::propagate() {
         }
     }
     if (!ok) {
-        for (std::size_t i = queue_head_; i < queue_.size(); ++i) queued_[queue_[i]] = false;
+        for (std::size_t i = queue_head_; i < queue_.size(); ++i)
+            queued_[queue_[i]] = false;
     }
     queue_.clear();
     queue_head_ = 0;
@@ -172,7 +175,8 @@ void Store::count_failure(int p) {
     afc_[p] += afc_increment_;
     afc_increment_ /= kAfcDecay;
     if (afc_increment_ > 1e100) {
-        for (double& count : afc_) count *= 1e-100;
+        for (double& count : afc_)
+            count *= 1e-100;
         afc_increment_ *= 1e-100;
     }
 }
@@ -182,7 +186,7 @@ double Store::afc(VarId x) const {
     for (int p : vars_[x].propagators) {
         if (active_[p]) sum += afc_[p];
     }
-    return sum / afc_increment_;  // in units of the current increment: a fresh propagator counts 1
+    return sum / afc_increment_; // in units of the current increment: a fresh propagator counts 1
 }
 
 void Store::push_level() {
@@ -196,7 +200,7 @@ void Store::pop_level() {
     while (trail_size_ > level.trail_size) {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
-        std::swap(v.dom, entry.old);  // the entry keeps the undone domain's buffers for its next use
+        std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
         v.saved_epoch = entry.old_epoch;
     }
     while (subsumed_.size() > level.subsumed_size) {
@@ -225,4 +229,4 @@ const Domain* Store::divisors(const Integer& n) {
     return it->second.get();
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -22,7 +22,7 @@ struct Interrupted {};
 class Store {
   public:
     VarId new_var(Domain domain);
-    int add_propagator(std::unique_ptr<Propagator> propagator);  // subscribes and schedules it
+    int add_propagator(std::unique_ptr<Propagator> propagator); // subscribes and schedules it
     int num_vars() const { return static_cast<int>(vars_.size()); }
     int num_propagators() const { return static_cast<int>(props_.size()); }
     Propagator& propagator(int id) { return *props_[id]; }
@@ -37,7 +37,9 @@ class Store {
     // domain is then left as it was).
     bool set_min(VarId x, const Integer& lo);
     bool set_max(VarId x, const Integer& hi);
-    bool set_bounds(VarId x, const Integer& lo, const Integer& hi) { return set_min(x, lo) && set_max(x, hi); }
+    bool set_bounds(VarId x, const Integer& lo, const Integer& hi) {
+        return set_min(x, lo) && set_max(x, hi);
+    }
     bool assign(VarId x, const Integer& v);
     bool remove(VarId x, const Integer& v);
     bool remove_range(VarId x, const Integer& lo, const Integer& hi);
@@ -59,12 +61,13 @@ class Store {
     // that what was done there still holds. Propagators use it to skip work an ancestor already did
     // (the store restores domains on backtracking, not a propagator's own memory).
     struct Stamp {
-        std::size_t depth = SIZE_MAX;  // default: never on the branch
+        std::size_t depth = SIZE_MAX; // default: never on the branch
         std::uint64_t epoch = 0;
     };
     Stamp stamp() const { return {levels_.size(), epoch_}; }
     bool on_branch(const Stamp& t) const {
-        return t.depth <= levels_.size() && (t.depth == levels_.size() ? epoch_ : levels_[t.depth].epoch) == t.epoch;
+        return t.depth <= levels_.size() &&
+               (t.depth == levels_.size() ? epoch_ : levels_[t.depth].epoch) == t.epoch;
     }
 
     // The positive and negative divisors of n != 0 as a domain, or nullptr when there are too many
@@ -84,8 +87,8 @@ class Store {
     struct VarState {
         Domain dom;
         std::uint64_t saved_epoch = 0;
-        std::vector<int> wake[3];  // by Event: subscribers woken by that event or a stronger one
-        std::vector<int> propagators;  // every subscriber once, whatever its event
+        std::vector<int> wake[3];     // by Event: subscribers woken by that event or a stronger one
+        std::vector<int> propagators; // every subscriber once, whatever its event
     };
     struct TrailEntry {
         VarId var;
@@ -116,7 +119,7 @@ class Store {
     // copied into a used entry allocates nothing when it fits the old one's buffers).
     std::vector<TrailEntry> trail_;
     std::size_t trail_size_ = 0;
-    std::vector<int> subsumed_;  // propagators deactivated, in order, to reactivate on backtrack
+    std::vector<int> subsumed_; // propagators deactivated, in order, to reactivate on backtrack
     std::vector<Level> levels_;
     std::uint64_t epoch_ = 0, epoch_counter_ = 0;
 
@@ -129,4 +132,4 @@ class Store {
     std::map<Integer, std::unique_ptr<Domain>> divisor_cache_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -7,8 +7,8 @@
 namespace constrint::engine {
 
 struct View {
-    VarId var = -1;     // -1: the constant `offset`
-    Integer scale = 1;  // never 0 for a variable
+    VarId var = -1;    // -1: the constant `offset`
+    Integer scale = 1; // never 0 for a variable
     Integer offset = 0;
 
     bool constant() const { return var < 0; }
@@ -38,12 +38,14 @@ struct View {
     bool set_min(Store& s, const Integer& v) const {
         if (constant()) return offset >= v;
         if (identity()) return s.set_min(var, v);
-        return scale > 0 ? s.set_min(var, ceil_div(v - offset, scale)) : s.set_max(var, floor_div(v - offset, scale));
+        return scale > 0 ? s.set_min(var, ceil_div(v - offset, scale))
+                         : s.set_max(var, floor_div(v - offset, scale));
     }
     bool set_max(Store& s, const Integer& v) const {
         if (constant()) return offset <= v;
         if (identity()) return s.set_max(var, v);
-        return scale > 0 ? s.set_max(var, floor_div(v - offset, scale)) : s.set_min(var, ceil_div(v - offset, scale));
+        return scale > 0 ? s.set_max(var, floor_div(v - offset, scale))
+                         : s.set_min(var, ceil_div(v - offset, scale));
     }
     bool remove(Store& s, const Integer& v) const {
         if (constant()) return offset != v;
@@ -61,4 +63,4 @@ struct View {
     Integer map(const Integer& x) const { return identity() ? x : Integer(scale * x + offset); }
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

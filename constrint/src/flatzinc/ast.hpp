@@ -20,10 +20,10 @@ struct Node {
     enum class Kind : std::uint8_t { Int, Bool, Float, String, Set, Array, Ident, Access, Call };
     Kind kind = Kind::Int;
     Position pos;
-    Integer value;               // Int; Bool (0 or 1); Access: the index
-    std::string text;            // Float and String spelling; Ident, Access, Call: the name
-    Domain set;                  // Set
-    std::vector<Node> items;     // Array elements; Call arguments
+    Integer value;           // Int; Bool (0 or 1); Access: the index
+    std::string text;        // Float and String spelling; Ident, Access, Call: the name
+    Domain set;              // Set
+    std::vector<Node> items; // Array elements; Call arguments
 };
 
 enum class BaseType : std::uint8_t { Bool, Int, Float, Set };
@@ -32,8 +32,8 @@ struct Type {
     BaseType base = BaseType::Int;
     bool is_var = false;
     bool is_array = false;
-    Integer array_size = 0;         // arrays are indexed 1..array_size
-    std::optional<Domain> domain;   // `var 1..5`, `var {1, 3}`, `set of 1..3`: the declared values
+    Integer array_size = 0;       // arrays are indexed 1..array_size
+    std::optional<Domain> domain; // `var 1..5`, `var {1, 3}`, `set of 1..3`: the declared values
 };
 
 // A parameter or variable declaration, `type: name :: annotations = value;`.
@@ -61,9 +61,9 @@ struct SolveItem {
 };
 
 struct Ast {
-    std::vector<Declaration> declarations;  // in source order
+    std::vector<Declaration> declarations; // in source order
     std::vector<ConstraintItem> constraints;
     std::optional<SolveItem> solve;
 };
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

@@ -25,15 +25,19 @@ const Node* find_annotation(const std::vector<Node>& annotations, std::string_vi
 
 const char* type_name(BaseType t) {
     switch (t) {
-    case BaseType::Bool: return "bool";
-    case BaseType::Int: return "int";
-    case BaseType::Float: return "float";
-    case BaseType::Set: return "set";
+    case BaseType::Bool:
+        return "bool";
+    case BaseType::Int:
+        return "int";
+    case BaseType::Float:
+        return "float";
+    case BaseType::Set:
+        return "set";
     }
     return "?";
 }
 
-}  // namespace
+} // namespace
 
 void Builder::fail(const Position& at, const std::string& message) const {
     throw ParseError(file_, at.line, at.column, message);
@@ -47,8 +51,10 @@ const Builder::Symbol& Builder::symbol(const Node& n) const {
 
 Ref Builder::ref(const Node& n) {
     switch (n.kind) {
-    case Node::Kind::Int: return Ref{std::nullopt, n.value, false};
-    case Node::Kind::Bool: return Ref{std::nullopt, n.value, true};
+    case Node::Kind::Int:
+        return Ref{std::nullopt, n.value, false};
+    case Node::Kind::Bool:
+        return Ref{std::nullopt, n.value, true};
     case Node::Kind::Ident: {
         const Symbol& s = symbol(n);
         if (s.kind == Symbol::Kind::Variable) return s.elements[0];
@@ -61,7 +67,8 @@ Ref Builder::ref(const Node& n) {
         // A variable array's elements are read in place (no copy of the whole array per access).
         const Symbol& s = symbol(n);
         std::vector<Ref> parameters;
-        if (s.kind != Symbol::Kind::VariableArray) parameters = refs(Node{Node::Kind::Ident, n.pos, 0, n.text, {}, {}});
+        if (s.kind != Symbol::Kind::VariableArray)
+            parameters = refs(Node{Node::Kind::Ident, n.pos, 0, n.text, {}, {}});
         const std::vector<Ref>& all = s.kind == Symbol::Kind::VariableArray ? s.elements : parameters;
         if (n.value < 1 || n.value > all.size()) {
             fail(n.pos, "index " + to_string(n.value) + " out of the range 1.." + std::to_string(all.size()) +
@@ -69,8 +76,10 @@ Ref Builder::ref(const Node& n) {
         }
         return all[static_cast<std::size_t>(n.value - 1)];
     }
-    case Node::Kind::Float: fail(n.pos, "float values are not supported by ConstrINT");
-    default: fail(n.pos, "expected an integer or Boolean argument");
+    case Node::Kind::Float:
+        fail(n.pos, "float values are not supported by ConstrINT");
+    default:
+        fail(n.pos, "expected an integer or Boolean argument");
     }
 }
 
@@ -78,7 +87,8 @@ std::vector<Ref> Builder::refs(const Node& n) {
     if (n.kind == Node::Kind::Array) {
         std::vector<Ref> all;
         all.reserve(n.items.size());
-        for (const Node& item : n.items) all.push_back(ref(item));
+        for (const Node& item : n.items)
+            all.push_back(ref(item));
         return all;
     }
     if (n.kind == Node::Kind::Ident) {
@@ -106,7 +116,8 @@ engine::VarId Builder::var(const Node& n) {
 
 std::vector<engine::VarId> Builder::vars(const Node& n) {
     std::vector<engine::VarId> all;
-    for (const Ref& r : refs(n)) all.push_back(r.var ? *r.var : constant_var(r.constant));
+    for (const Ref& r : refs(n))
+        all.push_back(r.var ? *r.var : constant_var(r.constant));
     return all;
 }
 
@@ -125,7 +136,9 @@ std::vector<Integer> Builder::constants(const Node& n) {
     std::vector<Integer> all;
     const std::vector<Ref> rs = refs(n);
     for (std::size_t i = 0; i < rs.size(); ++i) {
-        if (rs[i].var) fail(n.pos, "expected an array of constants, element " + std::to_string(i + 1) + " is a variable");
+        if (rs[i].var)
+            fail(n.pos,
+                 "expected an array of constants, element " + std::to_string(i + 1) + " is a variable");
         all.push_back(rs[i].constant);
     }
     return all;
@@ -135,8 +148,8 @@ Domain Builder::set(const Node& n) {
     if (n.kind == Node::Kind::Set) return n.set;
     if (n.kind == Node::Kind::Ident) {
         const Symbol& s = symbol(n);
-        if (s.kind == Symbol::Kind::Parameter && s.declaration->value && s.declaration->type.base == BaseType::Set &&
-            !s.declaration->type.is_array) {
+        if (s.kind == Symbol::Kind::Parameter && s.declaration->value &&
+            s.declaration->type.base == BaseType::Set && !s.declaration->type.is_array) {
             return set(*s.declaration->value);
         }
         if (s.kind != Symbol::Kind::Parameter) fail(n.pos, "set variables are not supported by ConstrINT");
@@ -144,9 +157,10 @@ Domain Builder::set(const Node& n) {
     fail(n.pos, "expected a set of integers");
 }
 
-Ref Builder::declare_variable(const Declaration& d, const std::string& name, const std::optional<Node>& value) {
+Ref Builder::declare_variable(const Declaration& d, const std::string& name,
+                              const std::optional<Node>& value) {
     const bool is_bool = d.type.base == BaseType::Bool;
-    Domain domain = is_bool ? Domain::range(0, 1)
+    Domain domain = is_bool         ? Domain::range(0, 1)
                     : d.type.domain ? *d.type.domain
                                     : Domain::range(-power(2, kUnboundedBits), power(2, kUnboundedBits));
     if (value) {
@@ -170,16 +184,19 @@ void Builder::declare(const Declaration& d) {
     Symbol s{Symbol::Kind::Parameter, &d, {}};
     if (d.type.is_var) {
         if (d.type.base == BaseType::Float || d.type.base == BaseType::Set) {
-            fail(d.pos, std::string(type_name(d.type.base)) + " variables are not supported by ConstrINT ('" + d.name + "')");
+            fail(d.pos, std::string(type_name(d.type.base)) + " variables are not supported by ConstrINT ('" +
+                            d.name + "')");
         }
         if (d.type.is_array) {
             s.kind = Symbol::Kind::VariableArray;
             if (d.value) {
                 s.elements = refs(*d.value);
-                for (Ref& r : s.elements) r.is_bool = d.type.base == BaseType::Bool;
+                for (Ref& r : s.elements)
+                    r.is_bool = d.type.base == BaseType::Bool;
             } else {
                 for (Integer i = 1; i <= d.type.array_size; ++i) {
-                    s.elements.push_back(declare_variable(d, d.name + "[" + to_string(i) + "]", std::nullopt));
+                    s.elements.push_back(
+                        declare_variable(d, d.name + "[" + to_string(i) + "]", std::nullopt));
                 }
             }
         } else {
@@ -200,8 +217,10 @@ void Builder::add_outputs() {
             program_.outputs.push_back(Output{d.name, false, {}, s.elements});
         } else if (const Node* a = find_annotation(d.annotations, "output_array")) {
             Output out{d.name, true, {}, s.elements};
-            if (a->items.size() != 1 || a->items[0].kind != Node::Kind::Array) fail(a->pos, "output_array expects a list of index sets");
-            for (const Node& index : a->items[0].items) out.index_sets.push_back(set(index));
+            if (a->items.size() != 1 || a->items[0].kind != Node::Kind::Array)
+                fail(a->pos, "output_array expects a list of index sets");
+            for (const Node& index : a->items[0].items)
+                out.index_sets.push_back(set(index));
             program_.outputs.push_back(std::move(out));
         }
     }
@@ -211,12 +230,15 @@ void Builder::add_phases(const Node& a, std::vector<engine::Phase>& into) {
     if (a.kind != Node::Kind::Call) return;
     if (a.text == "seq_search" || a.text == "warm_start_array") {
         if (a.text == "seq_search" && a.items.size() == 1 && a.items[0].kind == Node::Kind::Array) {
-            for (const Node& inner : a.items[0].items) add_phases(inner, into);
+            for (const Node& inner : a.items[0].items)
+                add_phases(inner, into);
         }
         return;
     }
-    if (a.text != "int_search" && a.text != "bool_search") return;  // float_search, set_search, ...: no such variables
-    if (a.items.size() < 3) fail(a.pos, a.text + " expects (variables, variable choice, value choice, strategy)");
+    if (a.text != "int_search" && a.text != "bool_search")
+        return; // float_search, set_search, ...: no such variables
+    if (a.items.size() < 3)
+        fail(a.pos, a.text + " expects (variables, variable choice, value choice, strategy)");
     engine::Phase phase;
     for (const Ref& r : refs(a.items[0])) {
         if (r.var) phase.vars.push_back(*r.var);
@@ -225,21 +247,31 @@ void Builder::add_phases(const Node& a, std::vector<engine::Phase>& into) {
     const std::string& value = a.items[2].text;
     using engine::VarSelect;
     // Gecode's choices where ConstrINT has no exact equivalent: the nearest one.
-    if (select == "input_order" || select == "occurrence") phase.select = VarSelect::InputOrder;
+    if (select == "input_order" || select == "occurrence")
+        phase.select = VarSelect::InputOrder;
     else if (select == "first_fail" || select == "most_constrained" || select == "max_regret")
         phase.select = VarSelect::FirstFail;
-    else if (select == "dom_w_deg") phase.select = VarSelect::AfcSizeMax;
-    else if (select == "anti_first_fail") phase.select = VarSelect::AntiFirstFail;
-    else if (select == "smallest") phase.select = VarSelect::Smallest;
-    else if (select == "largest") phase.select = VarSelect::Largest;
-    else fail(a.items[1].pos, "unknown variable choice '" + select + "'");
-    if (value == "indomain_min" || value == "indomain" || value == "indomain_median" || value == "indomain_middle" ||
-        value == "indomain_random" || value == "indomain_interval")
+    else if (select == "dom_w_deg")
+        phase.select = VarSelect::AfcSizeMax;
+    else if (select == "anti_first_fail")
+        phase.select = VarSelect::AntiFirstFail;
+    else if (select == "smallest")
+        phase.select = VarSelect::Smallest;
+    else if (select == "largest")
+        phase.select = VarSelect::Largest;
+    else
+        fail(a.items[1].pos, "unknown variable choice '" + select + "'");
+    if (value == "indomain_min" || value == "indomain" || value == "indomain_median" ||
+        value == "indomain_middle" || value == "indomain_random" || value == "indomain_interval")
         phase.value = Prefer::Min;
-    else if (value == "indomain_max") phase.value = Prefer::Max;
-    else if (value == "indomain_split") phase.value = Prefer::SplitLow;
-    else if (value == "indomain_reverse_split") phase.value = Prefer::SplitHigh;
-    else fail(a.items[2].pos, "unknown value choice '" + value + "'");
+    else if (value == "indomain_max")
+        phase.value = Prefer::Max;
+    else if (value == "indomain_split")
+        phase.value = Prefer::SplitLow;
+    else if (value == "indomain_reverse_split")
+        phase.value = Prefer::SplitHigh;
+    else
+        fail(a.items[2].pos, "unknown value choice '" + value + "'");
     into.push_back(std::move(phase));
 }
 
@@ -264,8 +296,9 @@ void Builder::note_count(const std::vector<engine::VarId>& vars, const Integer& 
 
 void Builder::post_cardinality_sums() {
     for (auto& [vars, counted] : counted_) {
-        if (counted.values.size() < 2) continue;  // one Count says all there is
-        post(std::make_unique<engine::CardinalitySums>(vars, std::move(counted.values), std::move(counted.counts)));
+        if (counted.values.size() < 2) continue; // one Count says all there is
+        post(std::make_unique<engine::CardinalitySums>(vars, std::move(counted.values),
+                                                       std::move(counted.counts)));
     }
 }
 
@@ -273,25 +306,31 @@ void Builder::add_objective(const SolveItem& solve) {
     program_.goal = solve.goal;
     if (solve.goal == SolveItem::Goal::Satisfy) return;
     const Ref r = ref(*solve.objective);
-    const Var objective = r.var ? program_.model->at(*r.var) : program_.model->var("objective constant", r.constant, r.constant);
+    const Var objective = r.var ? program_.model->at(*r.var)
+                                : program_.model->var("objective constant", r.constant, r.constant);
     if (!r.var) introduced_.push_back(true);
-    if (solve.goal == SolveItem::Goal::Minimize) program_.model->minimize(objective);
-    else program_.model->maximize(objective);
+    if (solve.goal == SolveItem::Goal::Minimize)
+        program_.model->minimize(objective);
+    else
+        program_.model->maximize(objective);
 }
 
 Program Builder::build(bool free_search) {
     program_.model = std::make_shared<Model>();
-    for (const Declaration& d : ast_.declarations) declare(d);
+    for (const Declaration& d : ast_.declarations)
+        declare(d);
     add_objective(*ast_.solve);
     program_.compiled = engine::compile(*program_.model);
-    for (const ConstraintItem& c : ast_.constraints) post_builtin(*this, c);
+    for (const ConstraintItem& c : ast_.constraints)
+        post_builtin(*this, c);
     post_cardinality_sums();
     add_outputs();
     if (!free_search) {
-        for (const Node& a : ast_.solve->annotations) add_phases(a, program_.phases);
+        for (const Node& a : ast_.solve->annotations)
+            add_phases(a, program_.phases);
     }
     add_default_phases();
     return std::move(program_);
 }
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

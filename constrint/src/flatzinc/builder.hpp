@@ -17,7 +17,7 @@ namespace constrint::flatzinc {
 
 // An argument element: a constant or a variable.
 struct Ref {
-    std::optional<engine::VarId> var;  // nothing: the constant
+    std::optional<engine::VarId> var; // nothing: the constant
     Integer constant;
     bool is_bool = false;
 };
@@ -26,14 +26,14 @@ struct Ref {
 struct Output {
     std::string name;
     bool is_array = false;
-    std::vector<Domain> index_sets;  // output_array's index ranges (array1d, array2d, ...)
+    std::vector<Domain> index_sets; // output_array's index ranges (array1d, array2d, ...)
     std::vector<Ref> elements;
 };
 
 struct Program {
     std::shared_ptr<Model> model;
     std::unique_ptr<engine::Compiled> compiled;
-    std::vector<engine::Phase> phases;  // the annotations' (unless free search), then the defaults
+    std::vector<engine::Phase> phases; // the annotations' (unless free search), then the defaults
     SolveItem::Goal goal = SolveItem::Goal::Satisfy;
     std::vector<Output> outputs;
 };
@@ -50,14 +50,16 @@ class Builder {
     // ParseError at the argument's position when it has the wrong kind.
     Ref ref(const Node& n);
     std::vector<Ref> refs(const Node& n);
-    engine::VarId var(const Node& n);  // a constant becomes a fixed store variable
+    engine::VarId var(const Node& n); // a constant becomes a fixed store variable
     std::vector<engine::VarId> vars(const Node& n);
     Integer constant(const Node& n);
     std::vector<Integer> constants(const Node& n);
     Domain set(const Node& n);
     engine::VarId constant_var(const Integer& value);
     engine::Store& store() { return program_.compiled->store; }
-    engine::VarId new_var(const Integer& lo, const Integer& hi) { return store().new_var(Domain::range(lo, hi)); }
+    engine::VarId new_var(const Integer& lo, const Integer& hi) {
+        return store().new_var(Domain::range(lo, hi));
+    }
     void post(std::unique_ptr<engine::Propagator> p) { store().add_propagator(std::move(p)); }
     [[noreturn]] void fail(const Position& at, const std::string& message) const;
     // A count of a constant value in `vars` (constrint_count_eq): counts of several values in one
@@ -68,7 +70,7 @@ class Builder {
     struct Symbol {
         enum class Kind : std::uint8_t { Parameter, Variable, VariableArray } kind;
         const Declaration* declaration = nullptr;
-        std::vector<Ref> elements;  // Variable: one; VariableArray: all
+        std::vector<Ref> elements; // Variable: one; VariableArray: all
     };
 
     void declare(const Declaration& d);
@@ -85,16 +87,16 @@ class Builder {
     Program program_;
     std::map<std::string, Symbol, std::less<>> symbols_;
     std::map<Integer, engine::VarId> constants_;
-    std::vector<bool> introduced_;  // per model variable: declared var_is_introduced
+    std::vector<bool> introduced_; // per model variable: declared var_is_introduced
     std::vector<engine::Phase> annotated_phases_;
     struct CountedValues {
-        std::vector<Integer> values;  // distinct
+        std::vector<Integer> values; // distinct
         std::vector<engine::VarId> counts;
     };
-    std::map<std::vector<engine::VarId>, CountedValues> counted_;  // by counted array
+    std::map<std::vector<engine::VarId>, CountedValues> counted_; // by counted array
 };
 
 // Posts one FlatZinc constraint (builtins.cpp); throws ParseError for an unknown one.
 void post_builtin(Builder& b, const ConstraintItem& c);
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

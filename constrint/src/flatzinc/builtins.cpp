@@ -38,13 +38,13 @@ engine::View view(Builder& b, const Node& n) {
     return engine::View{*r.var, 1, 0};
 }
 
-template <class P, class... A>
-PropagatorPtr make(A&&... args) {
+template <class P, class... A> PropagatorPtr make(A&&... args) {
     return std::make_unique<P>(std::forward<A>(args)...);
 }
 
 Relation equal(Builder& b, const Args& a) {
-    return {make<engine::Equal>(view(b, a[0]), view(b, a[1])), make<engine::NotEqual>(view(b, a[0]), view(b, a[1]))};
+    return {make<engine::Equal>(view(b, a[0]), view(b, a[1])),
+            make<engine::NotEqual>(view(b, a[0]), view(b, a[1]))};
 }
 Relation not_equal(Builder& b, const Args& a) {
     Relation r = equal(b, a);
@@ -70,11 +70,11 @@ LinearSum linear_sum(Builder& b, const Node& coefficients, const Node& vars, con
     const std::vector<Integer> as = b.constants(coefficients);
     const std::vector<Ref> xs = b.refs(vars);
     if (as.size() != xs.size()) {
-        b.fail(coefficients.pos, "linear constraint with " + std::to_string(as.size()) + " coefficients but " +
-                                     std::to_string(xs.size()) + " variables");
+        b.fail(coefficients.pos, "linear constraint with " + std::to_string(as.size()) +
+                                     " coefficients but " + std::to_string(xs.size()) + " variables");
     }
     LinearSum sum;
-    std::map<VarId, Integer> merged;  // a variable listed twice gets one term
+    std::map<VarId, Integer> merged; // a variable listed twice gets one term
     std::vector<VarId> order;
     for (std::size_t i = 0; i < as.size(); ++i) {
         if (as[i] == 0) continue;
@@ -83,14 +83,18 @@ LinearSum linear_sum(Builder& b, const Node& coefficients, const Node& vars, con
             continue;
         }
         auto [it, inserted] = merged.emplace(*xs[i].var, as[i]);
-        if (inserted) order.push_back(*xs[i].var);
-        else it->second += as[i];
+        if (inserted)
+            order.push_back(*xs[i].var);
+        else
+            it->second += as[i];
     }
     const Ref r = b.ref(rhs);
     if (r.var) {
         auto [it, inserted] = merged.emplace(*r.var, Integer(-1));
-        if (inserted) order.push_back(*r.var);
-        else it->second -= 1;
+        if (inserted)
+            order.push_back(*r.var);
+        else
+            it->second -= 1;
     } else {
         sum.rhs += r.constant;
     }
@@ -101,7 +105,8 @@ LinearSum linear_sum(Builder& b, const Node& coefficients, const Node& vars, con
 }
 
 LinearSum negated(LinearSum sum) {
-    for (auto& t : sum.terms) t.coefficient = -t.coefficient;
+    for (auto& t : sum.terms)
+        t.coefficient = -t.coefficient;
     sum.rhs = -sum.rhs;
     return sum;
 }
@@ -115,7 +120,7 @@ PropagatorPtr linear(const LinearSum& sum, engine::LinearRelation relation) {
 // `lhs` is x's view, `rhs` the other side; with a == -1 the sides swap for <=.
 struct ViewPair {
     engine::View lhs, rhs;
-    bool swapped = false;  // a == -1: the relation reads rhs (rel) lhs for <=
+    bool swapped = false; // a == -1: the relation reads rhs (rel) lhs for <=
 };
 
 std::optional<ViewPair> as_views(const LinearSum& sum) {
@@ -155,7 +160,8 @@ Relation linear_le(Builder& b, const Args& a) {
         // x <= rhs (or rhs <= x when a == -1), and its negation with the sides exchanged.
         const engine::View& low = views->swapped ? views->rhs : views->lhs;
         const engine::View& high = views->swapped ? views->lhs : views->rhs;
-        return {make<engine::LessEqual>(low, high, Integer(0)), make<engine::LessEqual>(high, low, Integer(1))};
+        return {make<engine::LessEqual>(low, high, Integer(0)),
+                make<engine::LessEqual>(high, low, Integer(1))};
     }
     LinearSum above = negated(sum);
     above.rhs -= 1;
@@ -167,11 +173,13 @@ Domain complement(Builder& b, VarId x, const Domain& set) {
     const engine::Store& s = b.store();
     Domain outside = Domain::range(s.min(x), s.max(x));
     if (set.modulus() == 1) {
-        for (const Interval& i : set.intervals()) outside.remove_range(i.lo, i.hi);
+        for (const Interval& i : set.intervals())
+            outside.remove_range(i.lo, i.hi);
         return outside;
     }
     for (const Interval& i : set.intervals()) {
-        for (Integer v = i.lo; v <= i.hi; v += set.modulus()) outside.remove(v);
+        for (Integer v = i.lo; v <= i.hi; v += set.modulus())
+            outside.remove(v);
     }
     return outside;
 }
@@ -179,7 +187,8 @@ Domain complement(Builder& b, VarId x, const Domain& set) {
 Relation set_in(Builder& b, const Args& a) {
     const VarId x = b.var(a[0]);
     const Domain set = b.set(a[1]);
-    if (set.modulus() != 1 && set.size() > 100000) b.fail(a[1].pos, "set_in_reif over a set with more than 100000 gaps");
+    if (set.modulus() != 1 && set.size() > 100000)
+        b.fail(a[1].pos, "set_in_reif over a set with more than 100000 gaps");
     return {make<engine::Member>(x, set), make<engine::Member>(x, complement(b, x, set))};
 }
 
@@ -191,16 +200,18 @@ struct Reifiable {
 
 const std::map<std::string, Reifiable, std::less<>>& reifiable() {
     static const std::map<std::string, Reifiable, std::less<>> table{
-        {"int_eq", {2, equal}},         {"int_ne", {2, not_equal}},       {"int_le", {2, less_equal}},
-        {"int_lt", {2, less}},          {"bool_eq", {2, equal}},          {"bool_le", {2, less_equal}},
-        {"bool_lt", {2, less}},         {"int_lin_eq", {3, linear_eq}},   {"int_lin_ne", {3, linear_ne}},
-        {"int_lin_le", {3, linear_le}}, {"bool_lin_eq", {3, linear_eq}},  {"bool_lin_le", {3, linear_le}},
+        {"int_eq", {2, equal}},         {"int_ne", {2, not_equal}},      {"int_le", {2, less_equal}},
+        {"int_lt", {2, less}},          {"bool_eq", {2, equal}},         {"bool_le", {2, less_equal}},
+        {"bool_lt", {2, less}},         {"int_lin_eq", {3, linear_eq}},  {"int_lin_ne", {3, linear_ne}},
+        {"int_lin_le", {3, linear_le}}, {"bool_lin_eq", {3, linear_eq}}, {"bool_lin_le", {3, linear_le}},
         {"set_in", {2, set_in}},
     };
     return table;
 }
 
-Integer magnitude_bound(const engine::Store& s, VarId x) { return std::max(Integer(-s.min(x)), s.max(x)); }
+Integer magnitude_bound(const engine::Store& s, VarId x) {
+    return std::max(Integer(-s.min(x)), s.max(x));
+}
 
 // int_div(x, y, q) and int_mod(x, y, r): x = y * q + r with truncated division.
 void truncated_division(Builder& b, const ConstraintItem& c, bool want_quotient) {
@@ -235,15 +246,17 @@ void bool_array(Builder& b, const std::vector<VarId>& as, VarId r, bool conjunct
     const bool fixed = s.fixed(r);
     if (conjunction) {
         if (!fixed || s.value(r) == 1) {
-            for (VarId a : as) clause(b, {a}, {r});  // r -> a
+            for (VarId a : as)
+                clause(b, {a}, {r}); // r -> a
         }
         if (!fixed || s.value(r) == 0) {
-            clause(b, {r}, as);  // (all a) -> r
+            clause(b, {r}, as); // (all a) -> r
         }
     } else {
-        if (!fixed || s.value(r) == 1) clause(b, as, {r});  // r -> some a
+        if (!fixed || s.value(r) == 1) clause(b, as, {r}); // r -> some a
         if (!fixed || s.value(r) == 0) {
-            for (VarId a : as) clause(b, {r}, {a});  // a -> r
+            for (VarId a : as)
+                clause(b, {r}, {a}); // a -> r
         }
     }
 }
@@ -267,7 +280,8 @@ void min_max(Builder& b, const ConstraintItem& c, bool is_max) {
 // array_{int,bool}_element and array_var_{int,bool}_element (index, array, result), 1-based.
 void element_constant(Builder& b, const ConstraintItem& c) {
     expect_args(b, c, 3);
-    b.post(make<engine::ElementConstant>(b.var(c.args[0]), b.constants(c.args[1]), b.var(c.args[2]), Integer(1)));
+    b.post(make<engine::ElementConstant>(b.var(c.args[0]), b.constants(c.args[1]), b.var(c.args[2]),
+                                         Integer(1)));
 }
 void element_variable(Builder& b, const ConstraintItem& c) {
     expect_args(b, c, 3);
@@ -314,9 +328,11 @@ const std::map<std::string, Poster, std::less<>>& posters() {
         {"bool_or", [](Builder& b, const ConstraintItem& c) { bool_pair(b, c, false); }},
         {"bool_xor",
          [](Builder& b, const ConstraintItem& c) {
-             if (c.args.size() == 2) return b.post(make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])));
-             expect_args(b, c, 3);  // r <-> a != b
-             b.post(make<engine::Reified>(b.var(c.args[2]), make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])),
+             if (c.args.size() == 2)
+                 return b.post(make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])));
+             expect_args(b, c, 3); // r <-> a != b
+             b.post(make<engine::Reified>(b.var(c.args[2]),
+                                          make<engine::NotEqual>(view(b, c.args[0]), view(b, c.args[1])),
                                           make<engine::Equal>(view(b, c.args[0]), view(b, c.args[1])),
                                           engine::Reified::Mode::Equivalence));
          }},
@@ -352,7 +368,7 @@ const std::map<std::string, Poster, std::less<>>& posters() {
     return table;
 }
 
-}  // namespace
+} // namespace
 
 void post_builtin(Builder& b, const ConstraintItem& c) {
     if (auto it = posters().find(c.name); it != posters().end()) return it->second(b, c);
@@ -360,8 +376,9 @@ void post_builtin(Builder& b, const ConstraintItem& c) {
         expect_args(b, c, it->second.arity);
         return b.post(std::move(it->second.make(b, c.args).first));
     }
-    for (const auto& [suffix, mode] : {std::pair{std::string_view("_reif"), engine::Reified::Mode::Equivalence},
-                                       std::pair{std::string_view("_imp"), engine::Reified::Mode::Implication}}) {
+    for (const auto& [suffix, mode] :
+         {std::pair{std::string_view("_reif"), engine::Reified::Mode::Equivalence},
+          std::pair{std::string_view("_imp"), engine::Reified::Mode::Implication}}) {
         const std::string_view name = c.name;
         if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) continue;
         auto it = reifiable().find(name.substr(0, name.size() - suffix.size()));
@@ -371,11 +388,11 @@ void post_builtin(Builder& b, const ConstraintItem& c) {
         Relation relation = it->second.make(b, c.args);
         return b.post(make<engine::Reified>(r, std::move(relation.first), std::move(relation.second), mode));
     }
-    if (c.name.rfind("float_", 0) == 0 || c.name.rfind("set_", 0) == 0 || c.name.rfind("array_float", 0) == 0 ||
-        c.name.rfind("array_set", 0) == 0) {
+    if (c.name.rfind("float_", 0) == 0 || c.name.rfind("set_", 0) == 0 ||
+        c.name.rfind("array_float", 0) == 0 || c.name.rfind("array_set", 0) == 0) {
         b.fail(c.pos, "'" + c.name + "': float and set constraints are not supported by ConstrINT");
     }
     b.fail(c.pos, "unknown constraint '" + c.name + "'");
 }
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

@@ -6,33 +6,57 @@ namespace constrint::flatzinc {
 
 const char* describe(Tok kind) {
     switch (kind) {
-    case Tok::Ident: return "an identifier";
-    case Tok::Int: return "an integer";
-    case Tok::Float: return "a float";
-    case Tok::String: return "a string";
-    case Tok::LParen: return "'('";
-    case Tok::RParen: return "')'";
-    case Tok::LBracket: return "'['";
-    case Tok::RBracket: return "']'";
-    case Tok::LBrace: return "'{'";
-    case Tok::RBrace: return "'}'";
-    case Tok::Comma: return "','";
-    case Tok::Colon: return "':'";
-    case Tok::ColonColon: return "'::'";
-    case Tok::Semicolon: return "';'";
-    case Tok::DotDot: return "'..'";
-    case Tok::Equals: return "'='";
-    case Tok::Error: return "an invalid token";
-    case Tok::End: return "end of file";
+    case Tok::Ident:
+        return "an identifier";
+    case Tok::Int:
+        return "an integer";
+    case Tok::Float:
+        return "a float";
+    case Tok::String:
+        return "a string";
+    case Tok::LParen:
+        return "'('";
+    case Tok::RParen:
+        return "')'";
+    case Tok::LBracket:
+        return "'['";
+    case Tok::RBracket:
+        return "']'";
+    case Tok::LBrace:
+        return "'{'";
+    case Tok::RBrace:
+        return "'}'";
+    case Tok::Comma:
+        return "','";
+    case Tok::Colon:
+        return "':'";
+    case Tok::ColonColon:
+        return "'::'";
+    case Tok::Semicolon:
+        return "';'";
+    case Tok::DotDot:
+        return "'..'";
+    case Tok::Equals:
+        return "'='";
+    case Tok::Error:
+        return "an invalid token";
+    case Tok::End:
+        return "end of file";
     }
     return "?";
 }
 
 namespace {
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
+bool ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool digit(char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+}
 
 class Lexer {
   public:
@@ -75,8 +99,9 @@ class Lexer {
                 line_start_ = at_;
             } else if (std::isspace(static_cast<unsigned char>(c))) {
                 ++at_;
-            } else if (c == '%') {  // a comment runs to the end of the line
-                while (at_ < src_.size() && src_[at_] != '\n') ++at_;
+            } else if (c == '%') { // a comment runs to the end of the line
+                while (at_ < src_.size() && src_[at_] != '\n')
+                    ++at_;
             } else {
                 return;
             }
@@ -87,7 +112,8 @@ class Lexer {
         const char c = peek();
         const std::size_t begin = at_;
         if (ident_start(c)) {
-            while (ident_char(peek())) ++at_;
+            while (ident_char(peek()))
+                ++at_;
             t.kind = Tok::Ident;
             t.text = std::string(src_.substr(begin, at_ - begin));
             return;
@@ -96,18 +122,38 @@ class Lexer {
         if (c == '"') return string(t);
         ++at_;
         switch (c) {
-        case '(': t.kind = Tok::LParen; return;
-        case ')': t.kind = Tok::RParen; return;
-        case '[': t.kind = Tok::LBracket; return;
-        case ']': t.kind = Tok::RBracket; return;
-        case '{': t.kind = Tok::LBrace; return;
-        case '}': t.kind = Tok::RBrace; return;
-        case ',': t.kind = Tok::Comma; return;
-        case ';': t.kind = Tok::Semicolon; return;
-        case '=': t.kind = Tok::Equals; return;
+        case '(':
+            t.kind = Tok::LParen;
+            return;
+        case ')':
+            t.kind = Tok::RParen;
+            return;
+        case '[':
+            t.kind = Tok::LBracket;
+            return;
+        case ']':
+            t.kind = Tok::RBracket;
+            return;
+        case '{':
+            t.kind = Tok::LBrace;
+            return;
+        case '}':
+            t.kind = Tok::RBrace;
+            return;
+        case ',':
+            t.kind = Tok::Comma;
+            return;
+        case ';':
+            t.kind = Tok::Semicolon;
+            return;
+        case '=':
+            t.kind = Tok::Equals;
+            return;
         case ':':
-            if (peek() == ':') ++at_, t.kind = Tok::ColonColon;
-            else t.kind = Tok::Colon;
+            if (peek() == ':')
+                ++at_, t.kind = Tok::ColonColon;
+            else
+                t.kind = Tok::Colon;
             return;
         case '.':
             if (peek() == '.') {
@@ -116,7 +162,8 @@ class Lexer {
                 return;
             }
             break;
-        default: break;
+        default:
+            break;
         }
         t.kind = Tok::Error;
         t.text = std::string("unexpected character '") + c + "'";
@@ -125,32 +172,36 @@ class Lexer {
     void number(Token& t) {
         const std::size_t begin = at_;
         if (peek() == '-') ++at_;
-        if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'o')) {  // hexadecimal, octal
+        if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'o')) { // hexadecimal, octal
             at_ += 2;
-            while (std::isxdigit(static_cast<unsigned char>(peek()))) ++at_;
+            while (std::isxdigit(static_cast<unsigned char>(peek())))
+                ++at_;
             t.kind = Tok::Int;
             t.text = std::string(src_.substr(begin, at_ - begin));
             return;
         }
-        while (digit(peek())) ++at_;
+        while (digit(peek()))
+            ++at_;
         t.kind = Tok::Int;
         // A '.' followed by a digit makes a float; ".." is a range.
         if (peek() == '.' && digit(peek(1))) {
             ++at_;
-            while (digit(peek())) ++at_;
+            while (digit(peek()))
+                ++at_;
             t.kind = Tok::Float;
         }
         if ((peek() == 'e' || peek() == 'E') &&
             (digit(peek(1)) || ((peek(1) == '-' || peek(1) == '+') && digit(peek(2))))) {
             at_ += 2;
-            while (digit(peek())) ++at_;
+            while (digit(peek()))
+                ++at_;
             t.kind = Tok::Float;
         }
         t.text = std::string(src_.substr(begin, at_ - begin));
     }
 
     void string(Token& t) {
-        ++at_;  // the opening quote
+        ++at_; // the opening quote
         const std::size_t begin = at_;
         while (at_ < src_.size() && src_[at_] != '"' && src_[at_] != '\n') {
             if (src_[at_] == '\\' && at_ + 1 < src_.size()) ++at_;
@@ -172,8 +223,10 @@ class Lexer {
     int line_ = 1;
 };
 
-}  // namespace
+} // namespace
 
-std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
+std::vector<Token> tokenize(std::string_view source) {
+    return Lexer(source).run();
+}
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

@@ -21,9 +21,10 @@ void write_index_set(std::ostream& out, const Domain& set) {
     }
 }
 
-}  // namespace
+} // namespace
 
-void write_solution(std::ostream& out, const std::vector<Output>& outputs, const std::vector<Integer>& values) {
+void write_solution(std::ostream& out, const std::vector<Output>& outputs,
+                    const std::vector<Integer>& values) {
     for (const Output& o : outputs) {
         out << o.name << " = ";
         if (!o.is_array) {
@@ -46,4 +47,4 @@ void write_solution(std::ostream& out, const std::vector<Output>& outputs, const
     out << "----------\n";
 }
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

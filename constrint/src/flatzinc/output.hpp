@@ -9,6 +9,7 @@
 namespace constrint::flatzinc {
 
 // `values` are the model variables' values (by index).
-void write_solution(std::ostream& out, const std::vector<Output>& outputs, const std::vector<Integer>& values);
+void write_solution(std::ostream& out, const std::vector<Output>& outputs,
+                    const std::vector<Integer>& values);
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

@@ -76,7 +76,8 @@ class Parser {
             Integer v = 0;
             for (std::size_t i = 2; i < text.size(); ++i) {
                 const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-                const unsigned d = c >= 'a' ? static_cast<unsigned>(c - 'a' + 10) : static_cast<unsigned>(c - '0');
+                const unsigned d =
+                    c >= 'a' ? static_cast<unsigned>(c - 'a' + 10) : static_cast<unsigned>(c - '0');
                 if (d >= base) fail(t, "invalid digit in '" + t.text + "'");
                 v = v * base + d;
             }
@@ -129,7 +130,8 @@ class Parser {
             type.base = BaseType::Int;
             type.domain = set_literal();
         } else {
-            fail(t, "expected a type, found " + (t.kind == Tok::Ident ? "'" + t.text + "'" : std::string(describe(t.kind))));
+            fail(t, "expected a type, found " +
+                        (t.kind == Tok::Ident ? "'" + t.text + "'" : std::string(describe(t.kind))));
         }
     }
 
@@ -139,7 +141,7 @@ class Parser {
             next();
             expect(Tok::LBracket, "after 'array'");
             if (is(peek(), "int")) {
-                next();  // `array [int]` only appears in predicate items, skipped before
+                next(); // `array [int]` only appears in predicate items, skipped before
             } else {
                 const Token& lo = expect(Tok::Int, "as the first index of an array");
                 if (integer(lo) != 1) fail(lo, "FlatZinc arrays are indexed from 1");
@@ -177,7 +179,8 @@ class Parser {
         c.name = expect(Tok::Ident, "after 'constraint'").text;
         expect(Tok::LParen, "after the constraint's name");
         if (peek().kind != Tok::RParen) {
-            do c.args.push_back(expression());
+            do
+                c.args.push_back(expression());
             while (accept(Tok::Comma));
         }
         expect(Tok::RParen, "after the constraint's arguments");
@@ -206,7 +209,8 @@ class Parser {
 
     std::vector<Node> annotations() {
         std::vector<Node> list;
-        while (accept(Tok::ColonColon)) list.push_back(expression());
+        while (accept(Tok::ColonColon))
+            list.push_back(expression());
         return list;
     }
 
@@ -215,7 +219,8 @@ class Parser {
         if (accept(Tok::LBrace)) {
             std::vector<Integer> values;
             if (peek().kind != Tok::RBrace) {
-                do values.push_back(integer(expect(Tok::Int, "in a set")));
+                do
+                    values.push_back(integer(expect(Tok::Int, "in a set")));
                 while (accept(Tok::Comma));
             }
             expect(Tok::RBrace, "after a set's elements");
@@ -244,7 +249,7 @@ class Parser {
         case Tok::Float:
             n.kind = Node::Kind::Float;
             n.text = next().text;
-            if (accept(Tok::DotDot)) expect(Tok::Float, "after '..'");  // a float range: unsupported later
+            if (accept(Tok::DotDot)) expect(Tok::Float, "after '..'"); // a float range: unsupported later
             return n;
         case Tok::String:
             n.kind = Node::Kind::String;
@@ -258,7 +263,8 @@ class Parser {
             next();
             n.kind = Node::Kind::Array;
             if (peek().kind != Tok::RBracket) {
-                do n.items.push_back(expression());
+                do
+                    n.items.push_back(expression());
                 while (accept(Tok::Comma));
             }
             expect(Tok::RBracket, "after an array's elements");
@@ -274,7 +280,8 @@ class Parser {
             if (accept(Tok::LParen)) {
                 n.kind = Node::Kind::Call;
                 if (peek().kind != Tok::RParen) {
-                    do n.items.push_back(expression());
+                    do
+                        n.items.push_back(expression());
                     while (accept(Tok::Comma));
                 }
                 expect(Tok::RParen, "after an annotation's arguments");
@@ -297,8 +304,10 @@ class Parser {
     std::string file_;
 };
 
-}  // namespace
+} // namespace
 
-Ast parse(std::string_view source, const std::string& file) { return Parser(source, file).run(); }
+Ast parse(std::string_view source, const std::string& file) {
+    return Parser(source, file).run();
+}
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

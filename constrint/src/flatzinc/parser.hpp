@@ -10,4 +10,4 @@ namespace constrint::flatzinc {
 
 Ast parse(std::string_view source, const std::string& file);
 
-}  // namespace constrint::flatzinc
+} // namespace constrint::flatzinc

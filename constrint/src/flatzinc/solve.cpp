@@ -13,9 +13,11 @@ namespace constrint {
 
 namespace {
 
-void write_statistics(std::ostream& out, const Stats& stats, std::size_t variables, int propagators, double init_seconds,
-                      const std::optional<Integer>& objective) {
-    const auto stat = [&](const char* name, const auto& value) { out << "%%%mzn-stat: " << name << "=" << value << "\n"; };
+void write_statistics(std::ostream& out, const Stats& stats, std::size_t variables, int propagators,
+                      double init_seconds, const std::optional<Integer>& objective) {
+    const auto stat = [&](const char* name, const auto& value) {
+        out << "%%%mzn-stat: " << name << "=" << value << "\n";
+    };
     stat("nodes", stats.nodes);
     stat("failures", stats.failures);
     stat("propagations", stats.propagations);
@@ -29,18 +31,21 @@ void write_statistics(std::ostream& out, const Stats& stats, std::size_t variabl
     out << "%%%mzn-stat-end\n";
 }
 
-}  // namespace
+} // namespace
 
-void solve_flatzinc(std::string_view source, const std::string& file, const FlatZincOptions& options, std::ostream& out) {
+void solve_flatzinc(std::string_view source, const std::string& file, const FlatZincOptions& options,
+                    std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     const flatzinc::Ast ast = flatzinc::parse(source, file);
     flatzinc::Program program = flatzinc::Builder(ast, file).build(options.free_search);
-    const double init_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double init_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     SolveOptions solve_options;
-    if (options.time_limit_seconds) solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - init_seconds);
+    if (options.time_limit_seconds)
+        solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - init_seconds);
     const bool optimise = program.goal != flatzinc::SolveItem::Goal::Satisfy;
-    const int propagators = program.compiled->store.num_propagators();  // before the search adds its own
+    const int propagators = program.compiled->store.num_propagators(); // before the search adds its own
     Search search(program.model, std::move(program.compiled), solve_options, std::move(program.phases));
 
     // Satisfaction stops after one solution unless -a or -n asks for more; optimisation prints every
@@ -58,15 +63,22 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
     }
     switch (search.status()) {
     case Status::AllSolutions:
-    case Status::Optimal: out << "==========\n"; break;
-    case Status::Unsatisfiable: out << "=====UNSATISFIABLE=====\n"; break;
+    case Status::Optimal:
+        out << "==========\n";
+        break;
+    case Status::Unsatisfiable:
+        out << "=====UNSATISFIABLE=====\n";
+        break;
     case Status::Unknown:
         if (found == 0) out << "=====UNKNOWN=====\n";
         break;
-    case Status::Satisfiable: break;
+    case Status::Satisfiable:
+        break;
     }
-    if (options.statistics) write_statistics(out, search.stats(), program.model->variables().size(), propagators, init_seconds, objective);
+    if (options.statistics)
+        write_statistics(out, search.stats(), program.model->variables().size(), propagators, init_seconds,
+                         objective);
     out.flush();
 }
 
-}  // namespace constrint
+} // namespace constrint

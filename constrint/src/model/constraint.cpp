@@ -6,21 +6,33 @@ namespace constrint {
 
 const char* to_string(Relation relation) {
     switch (relation) {
-    case Relation::Eq: return "==";
-    case Relation::Ne: return "!=";
-    case Relation::Le: return "<=";
-    case Relation::Lt: return "<";
-    case Relation::Ge: return ">=";
-    case Relation::Gt: return ">";
-    case Relation::Divides: return "divides";
-    case Relation::In: return "in";
-    case Relation::Or: return "|";
-    case Relation::And: return "&";
+    case Relation::Eq:
+        return "==";
+    case Relation::Ne:
+        return "!=";
+    case Relation::Le:
+        return "<=";
+    case Relation::Lt:
+        return "<";
+    case Relation::Ge:
+        return ">=";
+    case Relation::Gt:
+        return ">";
+    case Relation::Divides:
+        return "divides";
+    case Relation::In:
+        return "in";
+    case Relation::Or:
+        return "|";
+    case Relation::And:
+        return "&";
     }
     return "?";
 }
 
-Relation Constraint::relation() const { return node_->relation; }
+Relation Constraint::relation() const {
+    return node_->relation;
+}
 
 namespace {
 
@@ -33,7 +45,9 @@ Constraint relate(Relation relation, const Expr& a, const Expr& b) {
     return Constraint(std::move(node));
 }
 
-bool is_zero(const Expr& e) { return e.is_constant() && e.node().constant == 0; }
+bool is_zero(const Expr& e) {
+    return e.is_constant() && e.node().constant == 0;
+}
 
 Constraint combine(Relation relation, const Constraint& a, const Constraint& b) {
     auto node = std::make_shared<ConstraintNode>();
@@ -43,7 +57,7 @@ Constraint combine(Relation relation, const Constraint& a, const Constraint& b) 
     }
     node->model = a.node().model != 0 ? a.node().model : b.node().model;
     for (const Constraint* c : {&a, &b}) {
-        if (c->relation() == relation) {  // flatten (a | b) | c into one disjunction
+        if (c->relation() == relation) { // flatten (a | b) | c into one disjunction
             node->parts.insert(node->parts.end(), c->node().parts.begin(), c->node().parts.end());
         } else {
             node->parts.push_back(*c);
@@ -52,19 +66,31 @@ Constraint combine(Relation relation, const Constraint& a, const Constraint& b) 
     return Constraint(std::move(node));
 }
 
-}  // namespace
+} // namespace
 
 Constraint operator==(const Expr& a, const Expr& b) {
     if (a.kind() == TermKind::Mod && is_zero(b)) return divides(Expr(a.node().b), Expr(a.node().a));
     if (b.kind() == TermKind::Mod && is_zero(a)) return divides(Expr(b.node().b), Expr(b.node().a));
     return relate(Relation::Eq, a, b);
 }
-Constraint operator!=(const Expr& a, const Expr& b) { return relate(Relation::Ne, a, b); }
-Constraint operator<=(const Expr& a, const Expr& b) { return relate(Relation::Le, a, b); }
-Constraint operator<(const Expr& a, const Expr& b) { return relate(Relation::Lt, a, b); }
-Constraint operator>=(const Expr& a, const Expr& b) { return relate(Relation::Ge, a, b); }
-Constraint operator>(const Expr& a, const Expr& b) { return relate(Relation::Gt, a, b); }
-Constraint divides(const Expr& divisor, const Expr& dividend) { return relate(Relation::Divides, divisor, dividend); }
+Constraint operator!=(const Expr& a, const Expr& b) {
+    return relate(Relation::Ne, a, b);
+}
+Constraint operator<=(const Expr& a, const Expr& b) {
+    return relate(Relation::Le, a, b);
+}
+Constraint operator<(const Expr& a, const Expr& b) {
+    return relate(Relation::Lt, a, b);
+}
+Constraint operator>=(const Expr& a, const Expr& b) {
+    return relate(Relation::Ge, a, b);
+}
+Constraint operator>(const Expr& a, const Expr& b) {
+    return relate(Relation::Gt, a, b);
+}
+Constraint divides(const Expr& divisor, const Expr& dividend) {
+    return relate(Relation::Divides, divisor, dividend);
+}
 
 Constraint member(const Expr& term, const Domain& values) {
     auto node = std::make_shared<ConstraintNode>();
@@ -75,7 +101,11 @@ Constraint member(const Expr& term, const Domain& values) {
     return Constraint(std::move(node));
 }
 
-Constraint operator|(const Constraint& a, const Constraint& b) { return combine(Relation::Or, a, b); }
-Constraint operator&(const Constraint& a, const Constraint& b) { return combine(Relation::And, a, b); }
+Constraint operator|(const Constraint& a, const Constraint& b) {
+    return combine(Relation::Or, a, b);
+}
+Constraint operator&(const Constraint& a, const Constraint& b) {
+    return combine(Relation::And, a, b);
+}
 
-}  // namespace constrint
+} // namespace constrint

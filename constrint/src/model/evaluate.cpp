@@ -10,31 +10,42 @@ struct DivisionByZero {};
 
 Integer eval(const TermNode& n, const std::vector<Integer>& values) {
     switch (n.kind) {
-    case TermKind::Constant: return n.constant;
+    case TermKind::Constant:
+        return n.constant;
     case TermKind::Variable:
         if (n.variable < 0 || static_cast<std::size_t>(n.variable) >= values.size()) {
             throw ModelError("no value for variable '" + n.name + "'");
         }
         return values[n.variable];
-    case TermKind::Neg: return -eval(*n.a, values);
-    case TermKind::Abs: return abs(eval(*n.a, values));
-    case TermKind::Pow: return power(eval(*n.a, values), n.exponent);
-    default: break;
+    case TermKind::Neg:
+        return -eval(*n.a, values);
+    case TermKind::Abs:
+        return abs(eval(*n.a, values));
+    case TermKind::Pow:
+        return power(eval(*n.a, values), n.exponent);
+    default:
+        break;
     }
     const Integer a = eval(*n.a, values), b = eval(*n.b, values);
     switch (n.kind) {
-    case TermKind::Add: return a + b;
-    case TermKind::Sub: return a - b;
-    case TermKind::Mul: return a * b;
+    case TermKind::Add:
+        return a + b;
+    case TermKind::Sub:
+        return a - b;
+    case TermKind::Mul:
+        return a * b;
     case TermKind::Div:
         if (b == 0) throw DivisionByZero{};
         return floor_div(a, b);
     case TermKind::Mod:
         if (b == 0) throw DivisionByZero{};
         return floor_mod(a, b);
-    case TermKind::Min: return std::min(a, b);
-    case TermKind::Max: return std::max(a, b);
-    default: throw ModelError(std::string("cannot evaluate term kind ") + to_string(n.kind));
+    case TermKind::Min:
+        return std::min(a, b);
+    case TermKind::Max:
+        return std::max(a, b);
+    default:
+        throw ModelError(std::string("cannot evaluate term kind ") + to_string(n.kind));
     }
 }
 
@@ -53,18 +64,26 @@ bool holds(const ConstraintNode& n, const std::vector<Integer>& values) {
     if (n.relation == Relation::In) return n.set.contains(a);
     const Integer b = eval(n.rhs->node(), values);
     switch (n.relation) {
-    case Relation::Eq: return a == b;
-    case Relation::Ne: return a != b;
-    case Relation::Le: return a <= b;
-    case Relation::Lt: return a < b;
-    case Relation::Ge: return a >= b;
-    case Relation::Gt: return a > b;
-    case Relation::Divides: return a != 0 && b % a == 0;
-    default: return false;
+    case Relation::Eq:
+        return a == b;
+    case Relation::Ne:
+        return a != b;
+    case Relation::Le:
+        return a <= b;
+    case Relation::Lt:
+        return a < b;
+    case Relation::Ge:
+        return a >= b;
+    case Relation::Gt:
+        return a > b;
+    case Relation::Divides:
+        return a != 0 && b % a == 0;
+    default:
+        return false;
     }
 }
 
-}  // namespace
+} // namespace
 
 Integer evaluate(const Expr& term, const std::vector<Integer>& values) {
     try {
@@ -82,4 +101,4 @@ bool satisfied(const Constraint& constraint, const std::vector<Integer>& values)
     }
 }
 
-}  // namespace constrint
+} // namespace constrint

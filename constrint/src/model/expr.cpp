@@ -6,18 +6,30 @@ namespace constrint {
 
 const char* to_string(TermKind kind) {
     switch (kind) {
-    case TermKind::Constant: return "constant";
-    case TermKind::Variable: return "variable";
-    case TermKind::Add: return "+";
-    case TermKind::Sub: return "-";
-    case TermKind::Neg: return "unary -";
-    case TermKind::Mul: return "*";
-    case TermKind::Pow: return "^";
-    case TermKind::Div: return "/";
-    case TermKind::Mod: return "mod";
-    case TermKind::Abs: return "abs";
-    case TermKind::Min: return "min";
-    case TermKind::Max: return "max";
+    case TermKind::Constant:
+        return "constant";
+    case TermKind::Variable:
+        return "variable";
+    case TermKind::Add:
+        return "+";
+    case TermKind::Sub:
+        return "-";
+    case TermKind::Neg:
+        return "unary -";
+    case TermKind::Mul:
+        return "*";
+    case TermKind::Pow:
+        return "^";
+    case TermKind::Div:
+        return "/";
+    case TermKind::Mod:
+        return "mod";
+    case TermKind::Abs:
+        return "abs";
+    case TermKind::Min:
+        return "min";
+    case TermKind::Max:
+        return "max";
     }
     return "?";
 }
@@ -29,7 +41,9 @@ Expr::Expr(const Integer& constant) {
     node_ = std::move(node);
 }
 
-TermKind Expr::kind() const { return node_->kind; }
+TermKind Expr::kind() const {
+    return node_->kind;
+}
 
 std::uint64_t model_of(const Expr& a, const Expr& b) {
     const std::uint64_t ma = a.node().model, mb = b.node().model;
@@ -51,24 +65,43 @@ Expr make(TermKind kind, const Expr& a, const Expr* b = nullptr, unsigned expone
     return Expr(std::move(node));
 }
 
-}  // namespace
+} // namespace
 
-Expr operator+(const Expr& a, const Expr& b) { return make(TermKind::Add, a, &b); }
-Expr operator-(const Expr& a, const Expr& b) { return make(TermKind::Sub, a, &b); }
-Expr operator-(const Expr& a) { return make(TermKind::Neg, a); }
-Expr operator*(const Expr& a, const Expr& b) { return make(TermKind::Mul, a, &b); }
-Expr operator/(const Expr& a, const Expr& b) { return make(TermKind::Div, a, &b); }
-Expr operator%(const Expr& a, const Expr& b) { return make(TermKind::Mod, a, &b); }
-Expr abs(const Expr& a) { return make(TermKind::Abs, a); }
-Expr min(const Expr& a, const Expr& b) { return make(TermKind::Min, a, &b); }
-Expr max(const Expr& a, const Expr& b) { return make(TermKind::Max, a, &b); }
+Expr operator+(const Expr& a, const Expr& b) {
+    return make(TermKind::Add, a, &b);
+}
+Expr operator-(const Expr& a, const Expr& b) {
+    return make(TermKind::Sub, a, &b);
+}
+Expr operator-(const Expr& a) {
+    return make(TermKind::Neg, a);
+}
+Expr operator*(const Expr& a, const Expr& b) {
+    return make(TermKind::Mul, a, &b);
+}
+Expr operator/(const Expr& a, const Expr& b) {
+    return make(TermKind::Div, a, &b);
+}
+Expr operator%(const Expr& a, const Expr& b) {
+    return make(TermKind::Mod, a, &b);
+}
+Expr abs(const Expr& a) {
+    return make(TermKind::Abs, a);
+}
+Expr min(const Expr& a, const Expr& b) {
+    return make(TermKind::Min, a, &b);
+}
+Expr max(const Expr& a, const Expr& b) {
+    return make(TermKind::Max, a, &b);
+}
 
 // Exponents beyond this make terms whose values cannot be stored (2^(2^16) already has 65536 bits).
 constexpr long long kMaxExponent = 1 << 16;
 
 Expr pow(const Expr& base, long long exponent) {
     if (exponent < 0) {
-        throw ModelError("negative exponent " + std::to_string(exponent) + ": powers need a constant exponent >= 0");
+        throw ModelError("negative exponent " + std::to_string(exponent) +
+                         ": powers need a constant exponent >= 0");
     }
     if (exponent > kMaxExponent) {
         throw ModelError("exponent " + std::to_string(exponent) + " exceeds the limit " +
@@ -81,8 +114,10 @@ std::optional<Integer> evaluate_constant(const Expr& term) {
     const TermNode& n = term.node();
     auto sub = [](const TermPtr& p) { return evaluate_constant(Expr(p)); };
     switch (n.kind) {
-    case TermKind::Constant: return n.constant;
-    case TermKind::Variable: return std::nullopt;
+    case TermKind::Constant:
+        return n.constant;
+    case TermKind::Variable:
+        return std::nullopt;
     case TermKind::Neg: {
         auto a = sub(n.a);
         if (!a) return std::nullopt;
@@ -98,22 +133,29 @@ std::optional<Integer> evaluate_constant(const Expr& term) {
         if (!a) return std::nullopt;
         return power(*a, n.exponent);
     }
-    default: break;
+    default:
+        break;
     }
     auto a = sub(n.a), b = sub(n.b);
     if (!a || !b) return std::nullopt;
     switch (n.kind) {
-    case TermKind::Add: return Integer(*a + *b);
-    case TermKind::Sub: return Integer(*a - *b);
-    case TermKind::Mul: return Integer(*a * *b);
+    case TermKind::Add:
+        return Integer(*a + *b);
+    case TermKind::Sub:
+        return Integer(*a - *b);
+    case TermKind::Mul:
+        return Integer(*a * *b);
     case TermKind::Div:
     case TermKind::Mod:
         if (*b == 0) throw ModelError("division by zero in a constant term");
         return n.kind == TermKind::Div ? floor_div(*a, *b) : floor_mod(*a, *b);
-    case TermKind::Min: return std::min(*a, *b);
-    case TermKind::Max: return std::max(*a, *b);
-    default: return std::nullopt;
+    case TermKind::Min:
+        return std::min(*a, *b);
+    case TermKind::Max:
+        return std::max(*a, *b);
+    default:
+        return std::nullopt;
     }
 }
 
-}  // namespace constrint
+} // namespace constrint

@@ -12,15 +12,21 @@ std::atomic<std::uint64_t> next_model_id{1};
 
 const char* to_string(Prefer prefer) {
     switch (prefer) {
-    case Prefer::Min: return "min";
-    case Prefer::Max: return "max";
-    case Prefer::SplitLow: return "split_low";
-    case Prefer::SplitHigh: return "split_high";
+    case Prefer::Min:
+        return "min";
+    case Prefer::Max:
+        return "max";
+    case Prefer::SplitLow:
+        return "split_low";
+    case Prefer::SplitHigh:
+        return "split_high";
     }
     return "?";
 }
 
-Integer default_upper_bound() { return Integer(1) << 62; }
+Integer default_upper_bound() {
+    return Integer(1) << 62;
+}
 
 Model::Model() : id_(next_model_id++) {}
 
@@ -46,7 +52,9 @@ Var Model::var(std::string name, Domain domain) {
     return handles_.back();
 }
 
-bool Model::has(std::string_view name) const { return index_.find(name) != index_.end(); }
+bool Model::has(std::string_view name) const {
+    return index_.find(name) != index_.end();
+}
 
 Var Model::at(std::string_view name) const {
     auto it = index_.find(name);
@@ -102,7 +110,8 @@ void Model::search(std::vector<Var> order) {
     for (const Var& x : order) {
         check_owned(x);
         for (int seen : search_order_) {
-            if (seen == x.index()) throw ModelError("variable '" + x.name() + "' appears twice in the search order");
+            if (seen == x.index())
+                throw ModelError("variable '" + x.name() + "' appears twice in the search order");
         }
         search_order_.push_back(x.index());
     }
@@ -118,4 +127,4 @@ void Model::minimize(const Expr& term) {
     objectives_.push_back({term, Sense::Minimize});
 }
 
-}  // namespace constrint
+} // namespace constrint

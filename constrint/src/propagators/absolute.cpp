@@ -3,11 +3,11 @@
 namespace constrint::engine {
 
 PropStatus Absolute::propagate(Store& s) {
-    if (s.min(x_) >= 0) {  // result = x
+    if (s.min(x_) >= 0) { // result = x
         if (!s.intersect(result_, s.dom(x_)) || !s.intersect(x_, s.dom(result_))) return PropStatus::Fail;
         return PropStatus::Ok;
     }
-    if (s.max(x_) <= 0) {  // result = -x
+    if (s.max(x_) <= 0) { // result = -x
         if (!s.intersect(result_, s.dom(x_).negated()) || !s.intersect(x_, s.dom(result_).negated())) {
             return PropStatus::Fail;
         }
@@ -29,6 +29,8 @@ Entailment Absolute::entailment(const Store& s) const {
     return s.value(result_) == (v < 0 ? Integer(-v) : v) ? Entailment::True : Entailment::False;
 }
 
-std::vector<Subscription> Absolute::subscriptions() const { return {{result_, Event::Domain}, {x_, Event::Domain}}; }
+std::vector<Subscription> Absolute::subscriptions() const {
+    return {{result_, Event::Domain}, {x_, Event::Domain}};
+}
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

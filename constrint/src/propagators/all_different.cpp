@@ -10,7 +10,8 @@ PropStatus AllDifferent::propagate(Store& s) {
     const Store::Stamp now = s.stamp();
     std::vector<bool>& done = done_;
     done.resize(vars_.size());
-    for (std::size_t i = 0; i < vars_.size(); ++i) done[i] = s.on_branch(removed_at_[i]);
+    for (std::size_t i = 0; i < vars_.size(); ++i)
+        done[i] = s.on_branch(removed_at_[i]);
     for (bool progress = true; progress;) {
         progress = false;
         for (std::size_t i = 0; i < vars_.size(); ++i) {
@@ -48,7 +49,8 @@ Entailment AllDifferent::entailment(const Store& s) const {
         values.push_back(s.value(x));
     }
     std::sort(values.begin(), values.end());
-    return std::adjacent_find(values.begin(), values.end()) == values.end() ? Entailment::True : Entailment::False;
+    return std::adjacent_find(values.begin(), values.end()) == values.end() ? Entailment::True
+                                                                            : Entailment::False;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

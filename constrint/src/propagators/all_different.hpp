@@ -21,7 +21,7 @@ class AllDifferent final : public Propagator {
     // Per variable: where its value was removed from the others (while that node is on the branch,
     // the removal holds and is not repeated: each run handles only the newly fixed variables).
     std::vector<Store::Stamp> removed_at_;
-    std::vector<bool> done_;  // per run: removed (kept to avoid an allocation per run)
+    std::vector<bool> done_; // per run: removed (kept to avoid an allocation per run)
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

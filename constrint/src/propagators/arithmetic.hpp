@@ -56,7 +56,8 @@ class Power final : public Propagator {
 // and exponent are fixed.
 class PowerVariable final : public Propagator {
   public:
-    PowerVariable(VarId result, VarId base, VarId exponent) : result_(result), base_(base), exponent_(exponent) {}
+    PowerVariable(VarId result, VarId base, VarId exponent)
+        : result_(result), base_(base), exponent_(exponent) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override {
@@ -99,8 +100,8 @@ class TruncatedRemainder final : public Propagator {
 };
 
 enum class Rounding : std::uint8_t {
-    Floor,     // the remainder has the sign of the divisor (ConstrINT's / and %)
-    Truncate,  // the remainder has the sign of the dividend (MiniZinc's div and mod)
+    Floor,    // the remainder has the sign of the divisor (ConstrINT's / and %)
+    Truncate, // the remainder has the sign of the dividend (MiniZinc's div and mod)
 };
 
 // x = y * quotient + remainder: an auxiliary product over the hull of y * quotient, with Times,
@@ -135,4 +136,4 @@ class MinMax final : public Propagator {
     bool is_max_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -4,14 +4,15 @@
 
 namespace constrint::engine {
 
-CardinalitySums::CardinalitySums(std::vector<VarId> vars, std::vector<Integer> values, std::vector<VarId> counts)
+CardinalitySums::CardinalitySums(std::vector<VarId> vars, std::vector<Integer> values,
+                                 std::vector<VarId> counts)
     : vars_(std::move(vars)), values_(std::move(values)), counts_(std::move(counts)),
       value_set_(Domain::values(values_)) {}
 
 CardinalitySums::Contribution CardinalitySums::contribution(const Domain& d) const {
     std::optional<Integer> lo, hi;
     bool inside;
-    if (value_set_.intervals().size() == 1 && value_set_.modulus() == 1) {  // V is a range: no copy
+    if (value_set_.intervals().size() == 1 && value_set_.modulus() == 1) { // V is a range: no copy
         const Integer &a = value_set_.min(), &b = value_set_.max();
         inside = a <= d.min() && d.max() <= b;
         if (inside) return {1, 1, d.min(), d.max(), true};
@@ -116,4 +117,4 @@ std::vector<Subscription> CardinalitySums::subscriptions() const {
     return subscribe(vars_, Event::Domain, subscribe(counts_, Event::Bounds));
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -27,7 +27,7 @@ class CardinalitySums final : public Propagator {
     struct Contribution {
         int in_lo, in_hi;
         Integer lo, hi;
-        bool inside;  // the domain lies in V: the contribution is x_j itself
+        bool inside; // the domain lies in V: the contribution is x_j itself
     };
     Contribution contribution(const Domain& d) const;
 
@@ -35,7 +35,7 @@ class CardinalitySums final : public Propagator {
     std::vector<Integer> values_;
     std::vector<VarId> counts_;
     Domain value_set_;
-    std::vector<Contribution> scratch_;  // per run (kept to avoid an allocation per run)
+    std::vector<Contribution> scratch_; // per run (kept to avoid an allocation per run)
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

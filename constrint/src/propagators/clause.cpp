@@ -14,7 +14,7 @@ PropStatus Clause::propagate(Store& s) {
                 open_positive = positive;
                 ++open_count;
             } else if ((s.value(x) == 1) == positive) {
-                return PropStatus::Subsumed;  // a true literal
+                return PropStatus::Subsumed; // a true literal
             }
         }
     }
@@ -64,4 +64,4 @@ Entailment OddParity::entailment(const Store& s) const {
     return odd ? Entailment::True : Entailment::False;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -38,4 +38,4 @@ class OddParity final : public Propagator {
     std::vector<VarId> vars_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

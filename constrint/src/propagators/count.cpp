@@ -7,7 +7,8 @@ PropStatus Count::propagate(Store& s) {
     if (!s.fixed(value_)) {
         // Only the x_i whose bounds meet y's can equal it.
         std::size_t possible = 0;
-        for (VarId x : vars_) possible += !(s.max(x) < s.min(value_) || s.min(x) > s.max(value_));
+        for (VarId x : vars_)
+            possible += !(s.max(x) < s.min(value_) || s.min(x) > s.max(value_));
         return s.set_max(count_, possible) ? PropStatus::Ok : PropStatus::Fail;
     }
     const Integer v = s.value(value_);
@@ -44,4 +45,4 @@ std::vector<Subscription> Count::subscriptions() const {
     return subscribe(vars_, Event::Domain, {{value_, Event::Fixed}, {count_, Event::Bounds}});
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

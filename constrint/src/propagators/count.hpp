@@ -9,7 +9,8 @@ namespace constrint::engine {
 
 class Count final : public Propagator {
   public:
-    Count(std::vector<VarId> vars, VarId value, VarId count) : vars_(std::move(vars)), value_(value), count_(count) {}
+    Count(std::vector<VarId> vars, VarId value, VarId count)
+        : vars_(std::move(vars)), value_(value), count_(count) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
@@ -20,4 +21,4 @@ class Count final : public Propagator {
     VarId value_, count_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

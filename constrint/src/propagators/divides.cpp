@@ -6,11 +6,12 @@ PropStatus Divides::propagate(Store& s) {
     if (!s.remove(divisor_, 0)) return PropStatus::Fail;
     if (s.fixed(divisor_)) {
         const Integer& d = s.value(divisor_);
-        return s.restrict_congruence(dividend_, d < 0 ? Integer(-d) : d, 0) ? PropStatus::Ok : PropStatus::Fail;
+        return s.restrict_congruence(dividend_, d < 0 ? Integer(-d) : d, 0) ? PropStatus::Ok
+                                                                            : PropStatus::Fail;
     }
     if (s.fixed(dividend_)) {
         const Integer& n = s.value(dividend_);
-        if (n == 0) return PropStatus::Subsumed;  // every non-zero number divides 0
+        if (n == 0) return PropStatus::Subsumed; // every non-zero number divides 0
         if (const Domain* divisors = s.divisors(n)) {
             return s.intersect(divisor_, *divisors) ? PropStatus::Ok : PropStatus::Fail;
         }
@@ -34,8 +35,9 @@ Entailment Divides::entailment(const Store& s) const {
         multiples.restrict_congruence(d < 0 ? Integer(-d) : d, 0);
         return multiples.empty() ? Entailment::False : Entailment::Unknown;
     }
-    if (s.fixed(dividend_) && s.value(dividend_) == 0 && !s.dom(divisor_).contains(0)) return Entailment::True;
+    if (s.fixed(dividend_) && s.value(dividend_) == 0 && !s.dom(divisor_).contains(0))
+        return Entailment::True;
     return Entailment::Unknown;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

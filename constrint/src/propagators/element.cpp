@@ -29,7 +29,7 @@ Entailment ElementConstant::entailment(const Store& s) const {
 
 PropStatus ElementVariable::propagate(Store& s) {
     if (!s.set_bounds(index_, first_, first_ + vars_.size() - 1)) return PropStatus::Fail;
-    if (s.fixed(index_)) {  // result == vars[index]: domain intersection both ways
+    if (s.fixed(index_)) { // result == vars[index]: domain intersection both ways
         const VarId x = vars_[static_cast<std::size_t>(s.value(index_) - first_)];
         if (!s.intersect(x, s.dom(result_)) || !s.intersect(result_, s.dom(x))) return PropStatus::Fail;
         return s.fixed(x) ? PropStatus::Subsumed : PropStatus::Ok;
@@ -66,4 +66,4 @@ std::vector<Subscription> ElementVariable::subscriptions() const {
     return subscribe(vars_, Event::Domain, {{index_, Event::Domain}, {result_, Event::Domain}});
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

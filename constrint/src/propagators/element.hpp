@@ -13,7 +13,9 @@ class ElementConstant final : public Propagator {
         : index_(index), values_(std::move(values)), result_(result), first_(std::move(first)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
-    std::vector<Subscription> subscriptions() const override { return {{index_, Event::Domain}, {result_, Event::Domain}}; }
+    std::vector<Subscription> subscriptions() const override {
+        return {{index_, Event::Domain}, {result_, Event::Domain}};
+    }
     bool idempotent() const override { return true; }
     const char* name() const override { return "element"; }
 
@@ -42,4 +44,4 @@ class ElementVariable final : public Propagator {
     Integer first_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

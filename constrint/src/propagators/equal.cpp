@@ -3,13 +3,15 @@
 namespace constrint::engine {
 
 PropStatus Equal::propagate(Store& s) {
-    if (x_.fixed(s) && y_.fixed(s)) return x_.value(s) == y_.value(s) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (x_.fixed(s) && y_.fixed(s))
+        return x_.value(s) == y_.value(s) ? PropStatus::Subsumed : PropStatus::Fail;
     if (x_.identity() && y_.identity()) {
-        if (!s.intersect(x_.var, s.dom(y_.var)) || !s.intersect(y_.var, s.dom(x_.var))) return PropStatus::Fail;
+        if (!s.intersect(x_.var, s.dom(y_.var)) || !s.intersect(y_.var, s.dom(x_.var)))
+            return PropStatus::Fail;
     } else if (!x_.intersect(s, y_.domain(s)) || !y_.intersect(s, x_.domain(s))) {
         return PropStatus::Fail;
     }
-    return settle(entailment(s));  // both sides may view one variable (x + 1 == x)
+    return settle(entailment(s)); // both sides may view one variable (x + 1 == x)
 }
 
 Entailment Equal::entailment(const Store& s) const {
@@ -22,4 +24,4 @@ Entailment Equal::entailment(const Store& s) const {
     return common.empty() ? Entailment::False : Entailment::Unknown;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -13,4 +13,4 @@ Entailment LessEqual::entailment(const Store& s) const {
     return Entailment::Unknown;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

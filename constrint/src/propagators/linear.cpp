@@ -6,18 +6,24 @@ namespace constrint::engine {
 
 namespace {
 
-Integer term_min(const Store& s, const LinearTerm& t) { return t.coefficient * (t.coefficient > 0 ? s.min(t.var) : s.max(t.var)); }
-Integer term_max(const Store& s, const LinearTerm& t) { return t.coefficient * (t.coefficient > 0 ? s.max(t.var) : s.min(t.var)); }
+Integer term_min(const Store& s, const LinearTerm& t) {
+    return t.coefficient * (t.coefficient > 0 ? s.min(t.var) : s.max(t.var));
+}
+Integer term_max(const Store& s, const LinearTerm& t) {
+    return t.coefficient * (t.coefficient > 0 ? s.max(t.var) : s.min(t.var));
+}
 
 Integer sum_min(const Store& s, const std::vector<LinearTerm>& terms) {
     Integer total = 0;
-    for (const LinearTerm& t : terms) total += term_min(s, t);
+    for (const LinearTerm& t : terms)
+        total += term_min(s, t);
     return total;
 }
 
 Integer sum_max(const Store& s, const std::vector<LinearTerm>& terms) {
     Integer total = 0;
-    for (const LinearTerm& t : terms) total += term_max(s, t);
+    for (const LinearTerm& t : terms)
+        total += term_max(s, t);
     return total;
 }
 
@@ -33,16 +39,19 @@ bool restrict_term_at_least(Store& s, const LinearTerm& t, const Integer& bound)
                              : s.set_max(t.var, floor_div(bound, t.coefficient));
 }
 
-__extension__ typedef __int128 Wide;  // __extension__: not ISO C++, but GCC and Clang have it
+__extension__ typedef __int128 Wide; // __extension__: not ISO C++, but GCC and Clang have it
 
 constexpr long long kSmallLimit = 1LL << 62;
 
-bool fits(const Integer& v) { return v <= kSmallLimit && v >= -kSmallLimit; }
+bool fits(const Integer& v) {
+    return v <= kSmallLimit && v >= -kSmallLimit;
+}
 
 // v as a machine integer when |v| <= 2^62, read from its limbs (a comparison of cpp_ints costs more).
 bool read_small(const Integer& v, long long& out) {
     const auto& backend = v.backend();
-    if (backend.size() != 1 || backend.limbs()[0] > static_cast<unsigned long long>(kSmallLimit)) return false;
+    if (backend.size() != 1 || backend.limbs()[0] > static_cast<unsigned long long>(kSmallLimit))
+        return false;
     const auto magnitude = static_cast<long long>(backend.limbs()[0]);
     out = backend.sign() ? -magnitude : magnitude;
     return true;
@@ -62,18 +71,22 @@ Integer to_integer(Wide v) {
     return Integer(static_cast<long long>(v));
 }
 
-}  // namespace
+} // namespace
 
 Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
     : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
     for (const LinearTerm& t : terms_) {
         divisor_ = gcd(divisor_, t.coefficient);
-        if (t.coefficient <= (1LL << 31) && t.coefficient >= -(1LL << 31)) small_.push_back(static_cast<long long>(t.coefficient));
+        if (t.coefficient <= (1LL << 31) && t.coefficient >= -(1LL << 31))
+            small_.push_back(static_cast<long long>(t.coefficient));
     }
-    if (small_.size() == terms_.size() && fits(constant_)) small_constant_ = static_cast<long long>(constant_);
-    else small_.clear();
+    if (small_.size() == terms_.size() && fits(constant_))
+        small_constant_ = static_cast<long long>(constant_);
+    else
+        small_.clear();
     std::vector<VarId> vars;
-    for (const LinearTerm& t : terms_) vars.push_back(t.var);
+    for (const LinearTerm& t : terms_)
+        vars.push_back(t.var);
     std::sort(vars.begin(), vars.end());
     distinct_vars_ = std::adjacent_find(vars.begin(), vars.end()) == vars.end();
 }
@@ -104,8 +117,8 @@ std::optional<PropStatus> Linear::propagate_small(Store& s) {
     // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums.
     const auto narrow = [&](std::size_t i, Wide bound, bool at_most) {
         const Wide c = small_[i];
-        const bool upper = (c > 0) == at_most;  // which bound of x moves
-        Wide v = c == 1 ? bound : -bound;  // unit coefficients (most terms) need no 128-bit division
+        const bool upper = (c > 0) == at_most; // which bound of x moves
+        Wide v = c == 1 ? bound : -bound;      // unit coefficients (most terms) need no 128-bit division
         if (c != 1 && c != -1) v = at_most == (c > 0) ? floor_div_wide(bound, c) : ceil_div_wide(bound, c);
         const VarId x = terms_[i].var;
         if (!(upper ? s.set_max(x, to_integer(v)) : s.set_min(x, to_integer(v)))) return false;
@@ -119,15 +132,15 @@ std::optional<PropStatus> Linear::propagate_small(Store& s) {
     for (bool changed = true; changed;) {
         changed = false;
         if (sum_lo > constant) return PropStatus::Fail;
-        for (std::size_t i = 0; i < n; ++i) {  // sum <= constant
+        for (std::size_t i = 0; i < n; ++i) { // sum <= constant
             const Wide cap = constant - (sum_lo - lo[i]);
             if (hi[i] <= cap) continue;
             if (!narrow(i, cap, true)) return PropStatus::Fail;
             changed = true;
         }
-        if (relation_ != LinearRelation::Eq) break;  // Le: one pass reaches the fixpoint
+        if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
         if (sum_hi < constant) return PropStatus::Fail;
-        for (std::size_t i = 0; i < n; ++i) {  // sum >= constant
+        for (std::size_t i = 0; i < n; ++i) { // sum >= constant
             const Wide floor = constant - (sum_hi - hi[i]);
             if (lo[i] >= floor) continue;
             if (!narrow(i, floor, false)) return PropStatus::Fail;
@@ -173,7 +186,7 @@ PropStatus Linear::propagate_ne(Store& s) {
         if (s.fixed(t.var)) {
             fixed_sum += t.coefficient * s.value(t.var);
         } else if (open) {
-            return PropStatus::Ok;  // two unfixed variables: anything may still hold
+            return PropStatus::Ok; // two unfixed variables: anything may still hold
         } else {
             open = &t;
         }
@@ -223,8 +236,9 @@ std::vector<Subscription> Linear::subscriptions() const {
     const Event event = relation_ == LinearRelation::Ne ? Event::Fixed : Event::Bounds;
     std::vector<Subscription> subs;
     subs.reserve(terms_.size());
-    for (const LinearTerm& t : terms_) subs.push_back({t.var, event});
+    for (const LinearTerm& t : terms_)
+        subs.push_back({t.var, event});
     return subs;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -10,7 +10,7 @@
 namespace constrint::engine {
 
 struct LinearTerm {
-    Integer coefficient;  // never 0
+    Integer coefficient; // never 0
     VarId var;
 };
 
@@ -39,7 +39,7 @@ class Linear final : public Propagator {
     std::vector<LinearTerm> terms_;
     LinearRelation relation_;
     Integer constant_;
-    bool distinct_vars_ = true;  // no variable in two terms (a term's narrowing would leave the other stale)
+    bool distinct_vars_ = true; // no variable in two terms (a term's narrowing would leave the other stale)
     // The gcd of the coefficients: an equality whose constant it does not divide has no solution
     // (checked first: bounds reasoning alone would creep towards that failure one unit at a time).
     Integer divisor_ = 0;
@@ -51,4 +51,4 @@ class Linear final : public Propagator {
     __extension__ std::vector<__int128> scratch_lo_, scratch_hi_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

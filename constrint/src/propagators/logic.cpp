@@ -8,12 +8,13 @@ namespace {
 std::vector<Subscription> all_subscriptions(const std::vector<std::unique_ptr<Propagator>>& parts) {
     std::vector<Subscription> all;
     for (const auto& part : parts) {
-        for (const Subscription& sub : part->subscriptions()) all.push_back({sub.var, Event::Domain});
+        for (const Subscription& sub : part->subscriptions())
+            all.push_back({sub.var, Event::Domain});
     }
     return all;
 }
 
-}  // namespace
+} // namespace
 
 PropStatus Or::propagate(Store& s) {
     Propagator* open = nullptr;
@@ -41,7 +42,9 @@ Entailment Or::entailment(const Store& s) const {
     return unknown ? Entailment::Unknown : Entailment::False;
 }
 
-std::vector<Subscription> Or::subscriptions() const { return all_subscriptions(parts_); }
+std::vector<Subscription> Or::subscriptions() const {
+    return all_subscriptions(parts_);
+}
 
 PropStatus And::propagate(Store& s) {
     bool all_subsumed = true;
@@ -63,6 +66,8 @@ Entailment And::entailment(const Store& s) const {
     return unknown ? Entailment::Unknown : Entailment::True;
 }
 
-std::vector<Subscription> And::subscriptions() const { return all_subscriptions(parts_); }
+std::vector<Subscription> And::subscriptions() const {
+    return all_subscriptions(parts_);
+}
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -34,4 +34,4 @@ class And final : public Propagator {
     std::vector<std::unique_ptr<Propagator>> parts_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

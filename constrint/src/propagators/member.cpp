@@ -2,7 +2,9 @@
 
 namespace constrint::engine {
 
-PropStatus Member::propagate(Store& s) { return s.intersect(x_, set_) ? PropStatus::Subsumed : PropStatus::Fail; }
+PropStatus Member::propagate(Store& s) {
+    return s.intersect(x_, set_) ? PropStatus::Subsumed : PropStatus::Fail;
+}
 
 Entailment Member::entailment(const Store& s) const {
     if (s.fixed(x_)) return set_.contains(s.value(x_)) ? Entailment::True : Entailment::False;
@@ -12,4 +14,4 @@ Entailment Member::entailment(const Store& s) const {
     return common.size() == s.dom(x_).size() ? Entailment::True : Entailment::Unknown;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -14,7 +14,7 @@ struct Mirror {
     bool set_hi(VarId x, const Integer& v) const { return negate ? s.set_min(x, -v) : s.set_max(x, v); }
 };
 
-}  // namespace
+} // namespace
 
 PropStatus MinMax::propagate(Store& s) {
     const Mirror m{s, is_max_};
@@ -23,7 +23,7 @@ PropStatus MinMax::propagate(Store& s) {
         if (m.hi(x) <= m.lo(y) || m.hi(result_) < m.lo(y)) {
             const bool certain = m.hi(x) <= m.lo(y);
             if (!s.intersect(result_, s.dom(x)) || !s.intersect(x, s.dom(result_))) return PropStatus::Fail;
-            if (!m.set_lo(y, m.lo(x))) return PropStatus::Fail;  // result = x is the smaller one
+            if (!m.set_lo(y, m.lo(x))) return PropStatus::Fail; // result = x is the smaller one
             return certain && s.fixed(result_) && s.fixed(x) ? PropStatus::Subsumed : PropStatus::Ok;
         }
     }
@@ -35,7 +35,8 @@ PropStatus MinMax::propagate(Store& s) {
 
 Entailment MinMax::entailment(const Store& s) const {
     if (!s.fixed(result_) || !s.fixed(a_) || !s.fixed(b_)) return Entailment::Unknown;
-    const Integer& expected = is_max_ ? std::max(s.value(a_), s.value(b_)) : std::min(s.value(a_), s.value(b_));
+    const Integer& expected =
+        is_max_ ? std::max(s.value(a_), s.value(b_)) : std::min(s.value(a_), s.value(b_));
     return s.value(result_) == expected ? Entailment::True : Entailment::False;
 }
 
@@ -43,4 +44,4 @@ std::vector<Subscription> MinMax::subscriptions() const {
     return {{result_, Event::Domain}, {a_, Event::Domain}, {b_, Event::Domain}};
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -16,4 +16,4 @@ Entailment NotEqual::entailment(const Store& s) const {
     return Entailment::Unknown;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -22,12 +22,13 @@ class ObjectiveBound final : public Propagator {
             if (!(up ? s.set_min(o, best_[i]) : s.set_max(o, best_[i]))) return PropStatus::Fail;
             if (!s.fixed(o) || s.value(o) != best_[i]) return PropStatus::Ok;
         }
-        return PropStatus::Fail;  // equal to the best: not an improvement
+        return PropStatus::Fail; // equal to the best: not an improvement
     }
     Entailment entailment(const Store&) const override { return Entailment::Unknown; }
     std::vector<Subscription> subscriptions() const override {
         std::vector<Subscription> subs;
-        for (VarId o : objectives_) subs.push_back({o, Event::Bounds});
+        for (VarId o : objectives_)
+            subs.push_back({o, Event::Bounds});
         return subs;
     }
     const char* name() const override { return "objective_bound"; }
@@ -38,4 +39,4 @@ class ObjectiveBound final : public Propagator {
     std::vector<Integer> best_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

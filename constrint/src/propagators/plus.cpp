@@ -5,21 +5,24 @@ namespace constrint::engine {
 namespace {
 
 // The congruence every value of d satisfies, reduced to a gcd-compatible form for sums.
-Integer common_modulus(const Domain& x, const Domain& y) { return gcd(x.modulus(), y.modulus()); }
+Integer common_modulus(const Domain& x, const Domain& y) {
+    return gcd(x.modulus(), y.modulus());
+}
 
-}  // namespace
+} // namespace
 
 PropStatus Plus::propagate(Store& s) {
-    if (s.fixed(a_) && s.fixed(b_)) return s.assign(sum_, s.value(a_) + s.value(b_)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (s.fixed(a_) && s.fixed(b_))
+        return s.assign(sum_, s.value(a_) + s.value(b_)) ? PropStatus::Subsumed : PropStatus::Fail;
     // One side fixed: the other two domains are shifts of each other.
     if (s.fixed(a_) || s.fixed(b_)) {
         const VarId free = s.fixed(a_) ? b_ : a_;
         const Integer offset = s.value(s.fixed(a_) ? a_ : b_);
         if (!s.intersect(sum_, s.dom(free).shifted(offset))) return PropStatus::Fail;
         if (!s.intersect(free, s.dom(sum_).shifted(-offset))) return PropStatus::Fail;
-        return settle(entailment(s));  // free may be the sum itself (x - x)
+        return settle(entailment(s)); // free may be the sum itself (x - x)
     }
-    if (s.fixed(sum_)) {  // a = sum - b
+    if (s.fixed(sum_)) { // a = sum - b
         const Integer& total = s.value(sum_);
         if (!s.intersect(a_, s.dom(b_).negated().shifted(total))) return PropStatus::Fail;
         if (!s.intersect(b_, s.dom(a_).negated().shifted(total))) return PropStatus::Fail;
@@ -45,11 +48,13 @@ PropStatus Plus::propagate(Store& s) {
     }
     if (ds.modulus() != 1 && s.dom(b_).modulus() != 1 && !s.fixed(a_)) {
         const Integer m = common_modulus(s.dom(sum_), s.dom(b_));
-        if (m != 1 && !s.restrict_congruence(a_, m, s.dom(sum_).residue() - s.dom(b_).residue())) return PropStatus::Fail;
+        if (m != 1 && !s.restrict_congruence(a_, m, s.dom(sum_).residue() - s.dom(b_).residue()))
+            return PropStatus::Fail;
     }
     if (s.dom(sum_).modulus() != 1 && s.dom(a_).modulus() != 1 && !s.fixed(b_)) {
         const Integer m = common_modulus(s.dom(sum_), s.dom(a_));
-        if (m != 1 && !s.restrict_congruence(b_, m, s.dom(sum_).residue() - s.dom(a_).residue())) return PropStatus::Fail;
+        if (m != 1 && !s.restrict_congruence(b_, m, s.dom(sum_).residue() - s.dom(a_).residue()))
+            return PropStatus::Fail;
     }
     return PropStatus::Ok;
 }
@@ -63,4 +68,4 @@ std::vector<Subscription> Plus::subscriptions() const {
     return {{sum_, Event::Domain}, {a_, Event::Domain}, {b_, Event::Domain}};
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

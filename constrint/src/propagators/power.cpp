@@ -5,15 +5,20 @@ namespace constrint::engine {
 namespace {
 
 // Largest r with r^k <= n and smallest r with r^k >= n, for any sign of n and odd k.
-Integer signed_floor_root(const Integer& n, unsigned k) { return n >= 0 ? floor_root(n, k) : Integer(-ceil_root(-n, k)); }
-Integer signed_ceil_root(const Integer& n, unsigned k) { return n >= 0 ? ceil_root(n, k) : Integer(-floor_root(-n, k)); }
+Integer signed_floor_root(const Integer& n, unsigned k) {
+    return n >= 0 ? floor_root(n, k) : Integer(-ceil_root(-n, k));
+}
+Integer signed_ceil_root(const Integer& n, unsigned k) {
+    return n >= 0 ? ceil_root(n, k) : Integer(-floor_root(-n, k));
+}
 
-}  // namespace
+} // namespace
 
 PropStatus Power::propagate(Store& s) {
     const unsigned k = exponent_;
-    if (s.fixed(base_)) return s.assign(result_, power(s.value(base_), k)) ? PropStatus::Subsumed : PropStatus::Fail;
-    if (k % 2 == 1) {  // monotone: bounds map to bounds, roots map back
+    if (s.fixed(base_))
+        return s.assign(result_, power(s.value(base_), k)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (k % 2 == 1) { // monotone: bounds map to bounds, roots map back
         if (!s.set_bounds(result_, power(s.min(base_), k), power(s.max(base_), k))) return PropStatus::Fail;
         if (!s.set_bounds(base_, signed_ceil_root(s.min(result_), k), signed_floor_root(s.max(result_), k))) {
             return PropStatus::Fail;
@@ -37,6 +42,8 @@ Entailment Power::entailment(const Store& s) const {
     return s.value(result_) == power(s.value(base_), exponent_) ? Entailment::True : Entailment::False;
 }
 
-std::vector<Subscription> Power::subscriptions() const { return {{result_, Event::Bounds}, {base_, Event::Bounds}}; }
+std::vector<Subscription> Power::subscriptions() const {
+    return {{result_, Event::Bounds}, {base_, Event::Bounds}};
+}
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

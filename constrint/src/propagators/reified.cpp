@@ -14,8 +14,10 @@ PropStatus Reified::propagate(Store& s) {
     case Entailment::True:
         if (mode_ == Mode::Implication) return PropStatus::Subsumed;
         return s.assign(b_, 1) ? PropStatus::Subsumed : PropStatus::Fail;
-    case Entailment::False: return s.assign(b_, 0) ? PropStatus::Subsumed : PropStatus::Fail;
-    case Entailment::Unknown: break;
+    case Entailment::False:
+        return s.assign(b_, 0) ? PropStatus::Subsumed : PropStatus::Fail;
+    case Entailment::Unknown:
+        break;
     }
     return PropStatus::Ok;
 }
@@ -26,7 +28,8 @@ Entailment Reified::entailment(const Store& s) const {
         // b -> C holds whatever b is when C holds.
         return mode_ == Mode::Implication && c == Entailment::True ? Entailment::True : Entailment::Unknown;
     }
-    if (c == Entailment::Unknown) return s.value(b_) == 0 && mode_ == Mode::Implication ? Entailment::True : Entailment::Unknown;
+    if (c == Entailment::Unknown)
+        return s.value(b_) == 0 && mode_ == Mode::Implication ? Entailment::True : Entailment::Unknown;
     const bool b = s.value(b_) == 1, holds = c == Entailment::True;
     if (mode_ == Mode::Implication) return !b || holds ? Entailment::True : Entailment::False;
     return b == holds ? Entailment::True : Entailment::False;
@@ -42,8 +45,9 @@ std::vector<Subscription> Reified::subscriptions() const {
         }
     }
     std::vector<Subscription> subs{{b_, Event::Fixed}};
-    for (const auto& [var, event] : weakest) subs.push_back({var, event});
+    for (const auto& [var, event] : weakest)
+        subs.push_back({var, event});
     return subs;
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

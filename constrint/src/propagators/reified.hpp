@@ -27,4 +27,4 @@ class Reified final : public Propagator {
     Mode mode_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

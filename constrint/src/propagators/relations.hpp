@@ -46,7 +46,8 @@ class NotEqual final : public Propagator {
 // x + offset <= y (x < y is offset 1), bounds-consistent.
 class LessEqual final : public Propagator {
   public:
-    LessEqual(View x, View y, Integer offset) : x_(std::move(x)), y_(std::move(y)), offset_(std::move(offset)) {}
+    LessEqual(View x, View y, Integer offset)
+        : x_(std::move(x)), y_(std::move(y)), offset_(std::move(offset)) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Bounds); }
@@ -92,4 +93,4 @@ class Member final : public Propagator {
     Domain set_;
 };
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

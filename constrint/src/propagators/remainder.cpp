@@ -30,13 +30,15 @@ std::vector<Subscription> Remainder::subscriptions() const {
 }
 
 void post_division(Store& s, VarId x, VarId y, VarId quotient, VarId remainder, Rounding rounding) {
-    const std::initializer_list<Integer> corners{s.min(y) * s.min(quotient), s.min(y) * s.max(quotient), s.max(y) * s.min(quotient),
-                                                  s.max(y) * s.max(quotient)};
+    const std::initializer_list<Integer> corners{s.min(y) * s.min(quotient), s.min(y) * s.max(quotient),
+                                                 s.max(y) * s.min(quotient), s.max(y) * s.max(quotient)};
     const VarId product = s.new_var(Domain::range(std::min(corners), std::max(corners)));
     s.add_propagator(std::make_unique<Times>(product, y, quotient));
     s.add_propagator(std::make_unique<Plus>(x, product, remainder));
-    if (rounding == Rounding::Floor) s.add_propagator(std::make_unique<Remainder>(remainder, y));
-    else s.add_propagator(std::make_unique<TruncatedRemainder>(remainder, x, y));
+    if (rounding == Rounding::Floor)
+        s.add_propagator(std::make_unique<Remainder>(remainder, y));
+    else
+        s.add_propagator(std::make_unique<TruncatedRemainder>(remainder, x, y));
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

@@ -7,7 +7,9 @@ namespace constrint::engine {
 
 namespace {
 
-bool contains_zero(const Store& s, VarId x) { return s.min(x) <= 0 && s.max(x) >= 0; }
+bool contains_zero(const Store& s, VarId x) {
+    return s.min(x) <= 0 && s.max(x) >= 0;
+}
 
 // Every value of d is a multiple of this (the gcd of the congruence's modulus and residue).
 Integer common_factor(const Domain& d) {
@@ -30,7 +32,7 @@ void quotient_hull(const Integer& p_lo, const Integer& p_hi, const Integer& q_lo
     any = true;
 }
 
-}  // namespace
+} // namespace
 
 // Narrows factor x of product = x * other.
 bool Times::factor(Store& s, VarId x, VarId other) {
@@ -54,18 +56,19 @@ bool Times::factor(Store& s, VarId x, VarId other) {
     bool any = false;
     if (s.max(other) < 0 || s.min(other) > 0) {
         quotient_hull(p_lo, p_hi, s.min(other), s.max(other), lo, hi, any);
-    } else if (!contains_zero(s, product_)) {  // other != 0 here: split at zero
+    } else if (!contains_zero(s, product_)) { // other != 0 here: split at zero
         if (s.min(other) < 0) quotient_hull(p_lo, p_hi, s.min(other), Integer(-1), lo, hi, any);
         if (s.max(other) > 0) quotient_hull(p_lo, p_hi, Integer(1), s.max(other), lo, hi, any);
     } else {
-        return true;  // 0 = x * 0 allows any x
+        return true; // 0 = x * 0 allows any x
     }
     return !any || s.set_bounds(x, lo, hi);
 }
 
 PropStatus Times::propagate(Store& s) {
     for (int pass = 0; pass < 4; ++pass) {
-        const Integer before = s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
+        const Integer before =
+            s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
         if (s.fixed(a_) && s.fixed(b_)) {
             return s.assign(product_, s.value(a_) * s.value(b_)) ? PropStatus::Subsumed : PropStatus::Fail;
         }
@@ -75,23 +78,24 @@ PropStatus Times::propagate(Store& s) {
             if (!s.intersect(product_, s.dom(free).scaled(c))) return PropStatus::Fail;
             if (c == 0) return PropStatus::Subsumed;
             if (!s.intersect(free, s.dom(product_).divided_exactly(c))) return PropStatus::Fail;
-            return settle(entailment(s));  // free may be the product itself
+            return settle(entailment(s)); // free may be the product itself
         }
         // product in the hull of the corner products.
-        const std::array<Integer, 4> corners{s.min(a_) * s.min(b_), s.min(a_) * s.max(b_), s.max(a_) * s.min(b_),
-                                             s.max(a_) * s.max(b_)};
+        const std::array<Integer, 4> corners{s.min(a_) * s.min(b_), s.min(a_) * s.max(b_),
+                                             s.max(a_) * s.min(b_), s.max(a_) * s.max(b_)};
         if (!s.set_bounds(product_, *std::min_element(corners.begin(), corners.end()),
                           *std::max_element(corners.begin(), corners.end()))) {
             return PropStatus::Fail;
         }
         const Integer multiple = common_factor(s.dom(a_)) * common_factor(s.dom(b_));
         if (multiple > 1 && !s.restrict_congruence(product_, multiple, 0)) return PropStatus::Fail;
-        if (s.fixed(product_) && s.value(product_) == 0) {  // one factor is 0
+        if (s.fixed(product_) && s.value(product_) == 0) { // one factor is 0
             if (!contains_zero(s, a_) && !s.assign(b_, 0)) return PropStatus::Fail;
             if (!contains_zero(s, b_) && !s.assign(a_, 0)) return PropStatus::Fail;
         }
         if (!factor(s, a_, b_) || !factor(s, b_, a_)) return PropStatus::Fail;
-        const Integer after = s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
+        const Integer after =
+            s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
         if (after == before) break;
     }
     return PropStatus::Ok;
@@ -106,4 +110,4 @@ std::vector<Subscription> Times::subscriptions() const {
     return {{product_, Event::Domain}, {a_, Event::Domain}, {b_, Event::Domain}};
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

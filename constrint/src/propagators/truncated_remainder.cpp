@@ -28,4 +28,4 @@ std::vector<Subscription> TruncatedRemainder::subscriptions() const {
     return {{remainder_, Event::Bounds}, {dividend_, Event::Bounds}, {divisor_, Event::Domain}};
 }
 
-}  // namespace constrint::engine
+} // namespace constrint::engine

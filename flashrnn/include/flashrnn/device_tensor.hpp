@@ -19,7 +19,8 @@
 namespace flashrnn {
 
 inline void device_tensor_check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
 // One element in its storage bytes (bytes_of(dtype) of them), rounded to nearest even, and back.
@@ -90,13 +91,15 @@ class DeviceTensor {
         std::vector<unsigned char> host(bytes());
         for (std::size_t i = 0; i < count_; ++i)
             encode(dtype_, values[i], &host[width * i]);
-        device_tensor_check(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+        device_tensor_check(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice),
+                            "cudaMemcpy to device");
     }
 
     std::vector<double> download() const {
         const std::size_t width = static_cast<std::size_t>(bytes_of(dtype_));
         std::vector<unsigned char> host(bytes());
-        device_tensor_check(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+        device_tensor_check(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost),
+                            "cudaMemcpy to host");
         std::vector<double> values(count_);
         for (std::size_t i = 0; i < count_; ++i)
             values[i] = decode(dtype_, &host[width * i]);

@@ -21,9 +21,9 @@
 namespace flashrnn {
 
 struct KernelSource {
-    std::string name;   // file name for the compiler's messages, e.g. "fused_forward.cu"
-    std::string text;   // CUDA C++; sees the traits as the macros FLASHRNN_FUSED_* and struct FusedTraits
-    std::string entry;  // the kernel: a name expression ("fused_forward", "fused_forward<FusedTraits>")
+    std::string name;  // file name for the compiler's messages, e.g. "fused_forward.cu"
+    std::string text;  // CUDA C++; sees the traits as the macros FLASHRNN_FUSED_* and struct FusedTraits
+    std::string entry; // the kernel: a name expression ("fused_forward", "fused_forward<FusedTraits>")
     // Headers the text includes, as (include name, contents): given to NVRTC in memory, so that a
     // kernel compiles without the library's source tree; part of the cache key.
     std::vector<std::pair<std::string, std::string>> headers;
@@ -40,7 +40,7 @@ struct RegisterReport {
     int registers_per_thread = 0;
     std::int64_t spill_store_bytes = 0;
     std::int64_t spill_load_bytes = 0;
-    std::int64_t stack_frame_bytes = 0;  // cubin_attributes: the function's local memory
+    std::int64_t stack_frame_bytes = 0; // cubin_attributes: the function's local memory
     RegisterSource source = RegisterSource::ptxas_log;
     friend bool operator==(const RegisterReport&, const RegisterReport&) = default;
 };
@@ -50,20 +50,20 @@ struct RegisterReport {
 std::optional<RegisterReport> parse_ptxas_report(std::string_view log, std::string_view lowered_name);
 
 struct CompiledKernel {
-    std::string architecture;     // "sm_90"
-    std::string lowered_name;     // the entry's mangled name in the cubin
+    std::string architecture; // "sm_90"
+    std::string lowered_name; // the entry's mangled name in the cubin
     std::vector<char> cubin;
-    std::string log;              // the compiler's log (ptxas -v included)
+    std::string log; // the compiler's log (ptxas -v included)
     RegisterReport registers;
     bool from_cache = false;
     std::string cache_key;
 };
 
 struct CompileOptions {
-    std::vector<std::string> include_dirs;   // besides the CUDA toolkit's
-    std::vector<std::string> extra_options;  // passed to NVRTC as they are
+    std::vector<std::string> include_dirs;  // besides the CUDA toolkit's
+    std::vector<std::string> extra_options; // passed to NVRTC as they are
     bool use_cache = true;
-    std::optional<std::filesystem::path> cache_dir;  // default: default_kernel_cache_dir()
+    std::optional<std::filesystem::path> cache_dir; // default: default_kernel_cache_dir()
 };
 
 // The library's fused forward or backward kernel (entry "fused_forward" / "fused_backward"), with
@@ -109,4 +109,4 @@ class KernelCache {
     std::filesystem::path dir_;
 };
 
-}  // namespace flashrnn
+} // namespace flashrnn

@@ -41,27 +41,27 @@ struct FusedKernelTraits {
     // The kernel indexes its tensors with the problem's sizes as compile-time constants (fewer
     // instructions per step, more registers); off, it reads them at run time.
     bool compile_time_sizes = true;
-    int num_states = 0;            // states of the cell (S)
-    int num_gates = 0;             // bias rows (G)
-    int num_recurrent_gates = 0;   // blocks of R (G_rec)
-    int compute_capability = 0;    // the architecture the configuration was solved for
+    int num_states = 0;          // states of the cell (S)
+    int num_gates = 0;           // bias rows (G)
+    int num_recurrent_gates = 0; // blocks of R (G_rec)
+    int compute_capability = 0;  // the architecture the configuration was solved for
 
     // The tensor-core instruction: mma.sync m{mma_m}n{mma_n}k{mma_k}, fp32 accumulation.
     int mma_m = 0, mma_n = 0, mma_k = 0;
-    int element_bytes = 0;         // bytes of one element of R in registers and shared memory
+    int element_bytes = 0; // bytes of one element of R in registers and shared memory
 
     // The rows of one head (forward: G_rec * DH, backward: DH) and the accumulated length.
-    int rows_per_unit = 0;         // forward: G_rec, backward: 1
+    int rows_per_unit = 0; // forward: G_rec, backward: 1
     int rows = 0;
     int k_length = 0;
 
     // Grid: heads_per_launch * batch_blocks * row_blocks * k_blocks blocks per launch.
-    int heads_per_launch = 0;      // heads of one launch (divides NH); launches = NH / heads_per_launch
+    int heads_per_launch = 0; // heads of one launch (divides NH); launches = NH / heads_per_launch
     int launches = 0;
-    int batch_blocks = 0;          // blocks along the batch, each with its own copy of its part of R
-    int row_blocks = 0;            // blocks along the rows (the paper's B_G forward, B_S backward)
-    int k_blocks = 0;              // blocks along the accumulated dimension (partial sums through memory)
-    bool cooperative = false;      // a head spans several blocks: they exchange the state each step
+    int batch_blocks = 0;     // blocks along the batch, each with its own copy of its part of R
+    int row_blocks = 0;       // blocks along the rows (the paper's B_G forward, B_S backward)
+    int k_blocks = 0;         // blocks along the accumulated dimension (partial sums through memory)
+    bool cooperative = false; // a head spans several blocks: they exchange the state each step
     // How they exchange it (fused_exchange.cuh): words tagged with their step (no barrier, twice the
     // bytes), or a barrier and the tensor the blocks wrote. Tagged while a block reads at most
     // kTaggedExchangeBytes per step.
@@ -87,8 +87,8 @@ struct FusedKernelTraits {
     // What the model estimates (the compiler's report may differ; see FusedTilingRequest::feedback).
     int registers_per_thread = 0;
     int r_registers_per_thread = 0;
-    std::int64_t shared_memory_bytes = 0;      // dynamic shared memory per block
-    std::int64_t r_shared_memory_bytes = 0;    // the part of it that holds R
+    std::int64_t shared_memory_bytes = 0;   // dynamic shared memory per block
+    std::int64_t r_shared_memory_bytes = 0; // the part of it that holds R
 
     friend bool operator==(const FusedKernelTraits&, const FusedKernelTraits&) = default;
 
@@ -106,7 +106,7 @@ struct FusedKernelTraits {
 struct RegisterFeedback {
     FusedKernelTraits traits;
     int registers_per_thread = 0;
-    std::int64_t spill_bytes = 0;  // bytes of spill stores per thread (0: no spill)
+    std::int64_t spill_bytes = 0; // bytes of spill stores per thread (0: no spill)
 };
 
 struct FusedTilingRequest {
@@ -159,4 +159,4 @@ std::string describe(const FusedKernelTraits& traits);
 // raises overhead_registers_per_thread to what the compiler used beyond the modelled registers.
 FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report);
 
-}  // namespace flashrnn
+} // namespace flashrnn

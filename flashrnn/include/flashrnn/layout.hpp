@@ -25,7 +25,7 @@ struct GateInputsLayout {
     bool batch_first;
 
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex t, LayoutIndex b, LayoutIndex g,
-                                                       LayoutIndex h, LayoutIndex d) const {
+                                                      LayoutIndex h, LayoutIndex d) const {
         const LayoutIndex outer = batch_first ? b * time_steps + t : t * batch + b;
         return ((outer * gates + g) * heads + h) * head_dim + d;
     }
@@ -41,7 +41,7 @@ struct RecurrentWeightsLayout {
     LayoutIndex gates, heads, head_dim;
 
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex g, LayoutIndex h, LayoutIndex row,
-                                                       LayoutIndex col) const {
+                                                      LayoutIndex col) const {
         return ((g * heads + h) * head_dim + row) * head_dim + col;
     }
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex size() const { return gates * heads * head_dim * head_dim; }
@@ -62,7 +62,7 @@ struct StatesLayout {
     LayoutIndex states, batch, heads, head_dim;
 
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex s, LayoutIndex b, LayoutIndex h,
-                                                       LayoutIndex d) const {
+                                                      LayoutIndex d) const {
         return ((s * batch + b) * heads + h) * head_dim + d;
     }
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex size() const { return states * batch * heads * head_dim; }
@@ -73,7 +73,7 @@ struct StateSequenceLayout {
     LayoutIndex states, time_steps, batch, heads, head_dim; // time_steps = T; the tensor holds T+1
 
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex s, LayoutIndex t, LayoutIndex b,
-                                                       LayoutIndex h, LayoutIndex d) const {
+                                                      LayoutIndex h, LayoutIndex d) const {
         return (((s * (time_steps + 1) + t) * batch + b) * heads + h) * head_dim + d;
     }
     FLASHRNN_HOST_DEVICE constexpr LayoutIndex size() const {

@@ -20,8 +20,8 @@ struct PointwiseProblem {
 
 struct PointwiseLaunch {
     int threads_per_block;
-    int vector_width;          // elements per memory access (at most 16 bytes)
-    int elements_per_thread;   // a multiple of vector_width
+    int vector_width;        // elements per memory access (at most 16 bytes)
+    int elements_per_thread; // a multiple of vector_width
     std::int64_t blocks;
 };
 
@@ -34,4 +34,4 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
 
 std::string describe(const PointwiseLaunch& launch);
 
-}  // namespace flashrnn
+} // namespace flashrnn

@@ -39,24 +39,24 @@ struct RglruShape {
 void check_rglru_shape(std::string_view call, const RglruShape& shape);
 
 struct RglruForwardArgs {
-    ConstRows x, gate_a, gate_x;  // [B*R, L]
-    const float* lambda = nullptr; // [R]
-    const float* h0 = nullptr;     // [B*R] or null (zero initial state)
-    Rows h;                        // [B*R, L] output
-    float* h_last = nullptr;       // [B*R] or null
+    ConstRows x, gate_a, gate_x;      // [B*R, L]
+    const float* lambda = nullptr;    // [R]
+    const float* h0 = nullptr;        // [B*R] or null (zero initial state)
+    Rows h;                           // [B*R, L] output
+    float* h_last = nullptr;          // [B*R] or null
     std::optional<ScanConfig> config; // forced (tests, benchmarks): one of kRglruDomains; else the model's
 };
 
 struct RglruBackwardArgs {
-    ConstRows x, gate_a, gate_x;   // the forward's inputs
+    ConstRows x, gate_a, gate_x; // the forward's inputs
     const float* lambda = nullptr;
-    const float* h0 = nullptr;     // as in the forward
-    ConstRows h;                   // the forward's output
-    ConstRows dh;                  // gradient of the loss w.r.t. h, [B*R, L]
-    const float* dh_last = nullptr; // w.r.t. h_last, or null
-    Rows dx, d_gate_a, d_gate_x;   // outputs, [B*R, L]
-    float* d_lambda = nullptr;     // [R], overwritten
-    float* dh0 = nullptr;          // [B*R] or null
+    const float* h0 = nullptr;        // as in the forward
+    ConstRows h;                      // the forward's output
+    ConstRows dh;                     // gradient of the loss w.r.t. h, [B*R, L]
+    const float* dh_last = nullptr;   // w.r.t. h_last, or null
+    Rows dx, d_gate_a, d_gate_x;      // outputs, [B*R, L]
+    float* d_lambda = nullptr;        // [R], overwritten
+    float* dh0 = nullptr;             // [B*R] or null
     std::optional<ScanConfig> config; // as in the forward
 };
 

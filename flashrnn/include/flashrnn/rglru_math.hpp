@@ -25,16 +25,30 @@ template <class T> FLASHRNN_HOST_DEVICE inline T softplus(T x) {
 // which keep a step at five such instructions: the fused kernels are otherwise bound by their math.
 namespace elementary {
 
-FLASHRNN_HOST_DEVICE inline double exp(double x) { return std::exp(x); }
-FLASHRNN_HOST_DEVICE inline double reciprocal(double x) { return 1.0 / x; }
-FLASHRNN_HOST_DEVICE inline double sqrt(double x) { return std::sqrt(x); }
+FLASHRNN_HOST_DEVICE inline double exp(double x) {
+    return std::exp(x);
+}
+FLASHRNN_HOST_DEVICE inline double reciprocal(double x) {
+    return 1.0 / x;
+}
+FLASHRNN_HOST_DEVICE inline double sqrt(double x) {
+    return std::sqrt(x);
+}
 // 1 - exp(x) for x <= 0, without cancellation near 0.
-FLASHRNN_HOST_DEVICE inline double one_minus_exp(double x, double) { return -std::expm1(x); }
+FLASHRNN_HOST_DEVICE inline double one_minus_exp(double x, double) {
+    return -std::expm1(x);
+}
 
 #if defined(__CUDA_ARCH__)
-__device__ inline float exp(float x) { return __expf(x); }
-__device__ inline float reciprocal(float x) { return __fdividef(1.0f, x); }
-__device__ inline float sqrt(float x) { return x > 0.0f ? x * rsqrtf(x) : 0.0f; }
+__device__ inline float exp(float x) {
+    return __expf(x);
+}
+__device__ inline float reciprocal(float x) {
+    return __fdividef(1.0f, x);
+}
+__device__ inline float sqrt(float x) {
+    return x > 0.0f ? x * rsqrtf(x) : 0.0f;
+}
 // `exp_x` = exp(x), already known. Near 0, the Taylor polynomial of degree 6 (relative error below
 // 1e-7 for x > -1/4); below, 1 - exp(x) >= 0.22 loses nothing to cancellation.
 __device__ inline float one_minus_exp(float x, float exp_x) {
@@ -44,18 +58,32 @@ __device__ inline float one_minus_exp(float x, float exp_x) {
     return -x * p;
 }
 #else
-inline float exp(float x) { return std::exp(x); }
-inline float reciprocal(float x) { return 1.0f / x; }
-inline float sqrt(float x) { return std::sqrt(x); }
-inline float one_minus_exp(float x, float) { return -std::expm1(x); }
+inline float exp(float x) {
+    return std::exp(x);
+}
+inline float reciprocal(float x) {
+    return 1.0f / x;
+}
+inline float sqrt(float x) {
+    return std::sqrt(x);
+}
+inline float one_minus_exp(float x, float) {
+    return -std::expm1(x);
+}
 #endif
 
-template <class T> FLASHRNN_HOST_DEVICE inline T sigmoid(T x) { return reciprocal(T(1) + exp(-x)); }
+template <class T> FLASHRNN_HOST_DEVICE inline T sigmoid(T x) {
+    return reciprocal(T(1) + exp(-x));
+}
 
 // 1 / sqrt(u) for u >= 0 (+infinity at 0).
-FLASHRNN_HOST_DEVICE inline double inverse_sqrt(double u) { return 1.0 / std::sqrt(u); }
+FLASHRNN_HOST_DEVICE inline double inverse_sqrt(double u) {
+    return 1.0 / std::sqrt(u);
+}
 #if defined(__CUDA_ARCH__)
-__device__ inline float inverse_sqrt(float u) { return rsqrtf(u); }
+__device__ inline float inverse_sqrt(float u) {
+    return rsqrtf(u);
+}
 // sigmoid(x) = (1 + tanh(x / 2)) / 2 with the special-function unit's tanh: one instruction instead
 // of two (exp, reciprocal), absolute error about 3e-4. Only where the values are stored in 16 bits
 // (rounding 4e-3): the kernels with bf16 tensors use it (kCoarseGates), fp32 ones never.
@@ -65,10 +93,16 @@ __device__ inline float coarse_sigmoid(float x) {
     return fmaf(0.5f, t, 0.5f);
 }
 #else
-inline float inverse_sqrt(float u) { return 1.0f / std::sqrt(u); }
-inline float coarse_sigmoid(float x) { return sigmoid(x); }
+inline float inverse_sqrt(float u) {
+    return 1.0f / std::sqrt(u);
+}
+inline float coarse_sigmoid(float x) {
+    return sigmoid(x);
+}
 #endif
-FLASHRNN_HOST_DEVICE inline double coarse_sigmoid(double x) { return sigmoid(x); }
+FLASHRNN_HOST_DEVICE inline double coarse_sigmoid(double x) {
+    return sigmoid(x);
+}
 
 } // namespace elementary
 

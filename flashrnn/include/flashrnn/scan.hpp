@@ -29,10 +29,16 @@ using ConstRows = RowsOf<const void*>;
 using Rows = RowsOf<void*>;
 
 // Dense rows: row_stride == length.
-inline ConstRows dense(const void* data, const ScanShape& shape) { return {data, shape.length}; }
-inline Rows dense(void* data, const ScanShape& shape) { return {data, shape.length}; }
+inline ConstRows dense(const void* data, const ScanShape& shape) {
+    return {data, shape.length};
+}
+inline Rows dense(void* data, const ScanShape& shape) {
+    return {data, shape.length};
+}
 // An output seen as an input (for the checks shared by both).
-inline ConstRows as_const(Rows rows) { return {rows.data, rows.row_stride}; }
+inline ConstRows as_const(Rows rows) {
+    return {rows.data, rows.row_stride};
+}
 
 // Argument checks of the scans' host API, shared by every kernel (and testable without a GPU). Each
 // throws std::invalid_argument naming the call, the tensor and the bad value:

@@ -42,7 +42,8 @@ struct ScanDomains {
     std::array<int, 4> threads_per_block;
     std::array<ScanAccess, 3> accesses;
 };
-inline constexpr ScanDomains kLinrecDomains{{4, 8, 16}, {32, 128, 256, 512}, {ScanAccess::direct, ScanAccess::shared, ScanAccess::vector}};
+inline constexpr ScanDomains kLinrecDomains{
+    {4, 8, 16}, {32, 128, 256, 512}, {ScanAccess::direct, ScanAccess::shared, ScanAccess::vector}};
 struct RglruDomains {
     std::array<int, 2> elements_per_thread;
     std::array<int, 3> threads_per_block;
@@ -57,9 +58,9 @@ int tensors_loaded(ScanKernel kernel);
 struct ScanProblem {
     std::int64_t sequences = 0;
     std::int64_t length = 0;
-    int bytes_per_element = 4;  // 4 (fp32), 2 (bf16, fp16)
-    bool rows_aligned = true;   // every tensor's rows start on 16-byte boundaries (vector access allowed)
-    bool single_tile = false;   // the "tile" variant: one tile must hold the whole sequence
+    int bytes_per_element = 4; // 4 (fp32), 2 (bf16, fp16)
+    bool rows_aligned = true;  // every tensor's rows start on 16-byte boundaries (vector access allowed)
+    bool single_tile = false;  // the "tile" variant: one tile must hold the whole sequence
 };
 
 // Solves the model: a compiled configuration within the block's thread, register and static shared

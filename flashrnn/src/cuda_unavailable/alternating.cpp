@@ -15,11 +15,20 @@ namespace {
 }
 } // namespace
 
-std::size_t gate_cache_elements(Cell, const ProblemShape&) { unavailable(); }
-std::size_t forward_workspace_bytes(Cell, const ProblemShape&, DType) { unavailable(); }
-std::size_t backward_workspace_bytes(Cell, const ProblemShape&, DType) { unavailable(); }
-void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::size_t, Stream) { unavailable(); }
-void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t, Stream) {
+std::size_t gate_cache_elements(Cell, const ProblemShape&) {
+    unavailable();
+}
+std::size_t forward_workspace_bytes(Cell, const ProblemShape&, DType) {
+    unavailable();
+}
+std::size_t backward_workspace_bytes(Cell, const ProblemShape&, DType) {
+    unavailable();
+}
+void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::size_t, Stream) {
+    unavailable();
+}
+void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t,
+              Stream) {
     unavailable();
 }
 
@@ -27,9 +36,15 @@ namespace {
 std::atomic<bool> reuse{graph_reuse_from_environment(std::getenv("FLASHRNN_ALTERNATING_GRAPHS"))};
 } // namespace
 
-void set_graph_reuse(bool enabled) { reuse.store(enabled); }
-bool graph_reuse() { return reuse.load(); }
-GraphReuseStats graph_reuse_stats() { return {}; }
+void set_graph_reuse(bool enabled) {
+    reuse.store(enabled);
+}
+bool graph_reuse() {
+    return reuse.load();
+}
+GraphReuseStats graph_reuse_stats() {
+    return {};
+}
 void release_graphs() {}
 
 } // namespace flashrnn::alternating

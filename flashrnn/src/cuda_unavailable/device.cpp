@@ -3,6 +3,8 @@
 
 namespace flashrnn {
 
-bool cuda_device_available() { return false; }
+bool cuda_device_available() {
+    return false;
+}
 
 } // namespace flashrnn

@@ -22,8 +22,14 @@ void linrec_backward(DType, const ScanShape&, ConstRows, ConstRows, ConstRows, R
                      const LinrecOptions&) {
     unavailable("linrec_backward");
 }
-ScanConfig linrec_config(DType, const ScanShape&, bool, bool) { unavailable("linrec_config"); }
-void rglru_forward(DType, const RglruShape&, const RglruForwardArgs&, Stream) { unavailable("rglru_forward"); }
-void rglru_backward(DType, const RglruShape&, const RglruBackwardArgs&, Stream) { unavailable("rglru_backward"); }
+ScanConfig linrec_config(DType, const ScanShape&, bool, bool) {
+    unavailable("linrec_config");
+}
+void rglru_forward(DType, const RglruShape&, const RglruForwardArgs&, Stream) {
+    unavailable("rglru_forward");
+}
+void rglru_backward(DType, const RglruShape&, const RglruBackwardArgs&, Stream) {
+    unavailable("rglru_backward");
+}
 
 } // namespace flashrnn

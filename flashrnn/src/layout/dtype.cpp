@@ -23,6 +23,8 @@ DType parse_dtype(std::string_view name) {
     throw std::invalid_argument("flashrnn: unknown dtype '" + std::string(name) + "' (fp32, bf16 or fp16)");
 }
 
-int bytes_of(DType dtype) { return dtype == DType::fp32 ? 4 : 2; }
+int bytes_of(DType dtype) {
+    return dtype == DType::fp32 ? 4 : 2;
+}
 
 } // namespace flashrnn

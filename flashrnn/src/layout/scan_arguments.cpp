@@ -9,7 +9,9 @@ namespace flashrnn {
 
 namespace {
 
-std::string prefix(std::string_view call) { return "flashrnn::" + std::string(call) + ": "; }
+std::string prefix(std::string_view call) {
+    return "flashrnn::" + std::string(call) + ": ";
+}
 
 } // namespace
 
@@ -19,7 +21,8 @@ void check_scan_shape(std::string_view call, const ScanShape& shape) {
                                     std::to_string(shape.sequences));
     if (shape.length < 1 || shape.length > kMaxScanLength)
         throw std::invalid_argument(prefix(call) + "the sequence length must be in [1, " +
-                                    std::to_string(kMaxScanLength) + "], got " + std::to_string(shape.length));
+                                    std::to_string(kMaxScanLength) + "], got " +
+                                    std::to_string(shape.length));
 }
 
 void check_rglru_shape(std::string_view call, const RglruShape& shape) {
@@ -50,8 +53,10 @@ void check_rows(std::string_view call, std::string_view tensor, const void* data
 
 bool rows_aligned(const void* data, std::int64_t row_stride, DType dtype, int bytes) {
     const auto address = reinterpret_cast<std::uintptr_t>(data);
-    const auto stride_bytes = static_cast<std::uint64_t>(row_stride) * static_cast<std::uint64_t>(bytes_of(dtype));
-    return address % static_cast<std::uint64_t>(bytes) == 0 && stride_bytes % static_cast<std::uint64_t>(bytes) == 0;
+    const auto stride_bytes =
+        static_cast<std::uint64_t>(row_stride) * static_cast<std::uint64_t>(bytes_of(dtype));
+    return address % static_cast<std::uint64_t>(bytes) == 0 &&
+           stride_bytes % static_cast<std::uint64_t>(bytes) == 0;
 }
 
 } // namespace flashrnn

@@ -54,9 +54,11 @@ std::string FusedKernelTraits::to_source() const {
     constexpr std::string_view prefix = "FLASHRNN_FUSED_";
     for (const auto& [name, value] : defines()) {
         std::string member = name.substr(prefix.size());
-        for (char& c : member) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        text += "    static constexpr " + std::string(name == "FLASHRNN_FUSED_SHARED_MEMORY_BYTES" ? "long long" : "int") +
-                " " + member + " = " + name + ";\n";
+        for (char& c : member)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        text += "    static constexpr " +
+                std::string(name == "FLASHRNN_FUSED_SHARED_MEMORY_BYTES" ? "long long" : "int") + " " +
+                member + " = " + name + ";\n";
     }
     text += "};\n";
     return text;
@@ -64,48 +66,52 @@ std::string FusedKernelTraits::to_source() const {
 
 std::vector<std::string> FusedKernelTraits::compiler_options() const {
     std::vector<std::string> options;
-    for (const auto& [name, value] : defines()) options.push_back("-D" + name + "=" + std::to_string(value));
+    for (const auto& [name, value] : defines())
+        options.push_back("-D" + name + "=" + std::to_string(value));
     return options;
 }
 
 std::string FusedKernelTraits::key() const {
     std::string text = std::string(to_string(pass)) + "." + std::string(cell_info(cell).name) + "." +
                        std::string(to_string(dtype)) + ".sm" + std::to_string(compute_capability);
-    for (const auto& [name, value] : defines()) text += "." + std::to_string(value);
+    for (const auto& [name, value] : defines())
+        text += "." + std::to_string(value);
     return text;
 }
 
 std::string describe(const FusedKernelTraits& t) {
-    auto line = [](const std::string& what, const std::string& value) { return "  " + what + ": " + value + "\n"; };
+    auto line = [](const std::string& what, const std::string& value) {
+        return "  " + what + ": " + value + "\n";
+    };
     auto s = [](std::int64_t v) { return std::to_string(v); };
     const bool forward = t.pass == FusedPass::forward;
     std::string text = std::string(to_string(t.pass)) + " " + std::string(cell_info(t.cell).name) + " " +
-                       std::string(to_string(t.dtype)) + ", NH " + s(t.heads) + ", DH " + s(t.head_dim) + ", B " +
-                       s(t.batch) + " (sm_" + s(t.compute_capability) + ")\n";
+                       std::string(to_string(t.dtype)) + ", NH " + s(t.heads) + ", DH " + s(t.head_dim) +
+                       ", B " + s(t.batch) + " (sm_" + s(t.compute_capability) + ")\n";
     text += line("mma", "m" + s(t.mma_m) + "n" + s(t.mma_n) + "k" + s(t.mma_k) +
                             (t.dtype == DType::fp32 ? " (tf32)" : "") + ", fp32 accumulation");
-    text += line("product per head", s(t.rows) + (forward ? " gate rows" : " state rows") + " x " + s(t.k_length) +
-                                          (forward ? " state columns" : " gate columns") + " (R" +
-                                          (forward ? "" : "^T") + ")");
-    text += line("grid", s(t.launches) + " launch(es) of " + s(t.heads_per_launch) + " heads x " +
-                             s(t.batch_blocks) + " batch blocks x " + s(t.row_blocks) + " row blocks x " +
-                             s(t.k_blocks) + " k blocks = " +
-                             s(std::int64_t(t.heads_per_launch) * t.batch_blocks * t.row_blocks * t.k_blocks) +
-                             " blocks" +
-                             (!t.cooperative      ? ", independent"
-                              : t.tagged_exchange ? ", cooperative (each step's operand exchanged in step-tagged words)"
-                                                  : ", cooperative (each step's operand exchanged after a barrier)"));
-    text += line("block", s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " + s(t.k_warps) +
-                              " k warps; " + s(t.units_per_block) + " units, " + s(t.row_tiles_per_block) +
-                              " row tiles x " + s(t.k_tiles_per_block) + " k tiles, " + s(t.batch_tiles_per_block) +
-                              " batch tiles");
-    text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) + " k tiles of R: " +
-                             s(t.k_tiles_in_registers) + " in registers, " + s(t.k_tiles_in_shared_memory) +
-                             " in shared memory per row tile");
+    text += line("product per head", s(t.rows) + (forward ? " gate rows" : " state rows") + " x " +
+                                         s(t.k_length) + (forward ? " state columns" : " gate columns") +
+                                         " (R" + (forward ? "" : "^T") + ")");
+    text += line(
+        "grid",
+        s(t.launches) + " launch(es) of " + s(t.heads_per_launch) + " heads x " + s(t.batch_blocks) +
+            " batch blocks x " + s(t.row_blocks) + " row blocks x " + s(t.k_blocks) + " k blocks = " +
+            s(std::int64_t(t.heads_per_launch) * t.batch_blocks * t.row_blocks * t.k_blocks) + " blocks" +
+            (!t.cooperative      ? ", independent"
+             : t.tagged_exchange ? ", cooperative (each step's operand exchanged in step-tagged words)"
+                                 : ", cooperative (each step's operand exchanged after a barrier)"));
+    text += line("block", s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " +
+                              s(t.k_warps) + " k warps; " + s(t.units_per_block) + " units, " +
+                              s(t.row_tiles_per_block) + " row tiles x " + s(t.k_tiles_per_block) +
+                              " k tiles, " + s(t.batch_tiles_per_block) + " batch tiles");
+    text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) +
+                             " k tiles of R: " + s(t.k_tiles_in_registers) + " in registers, " +
+                             s(t.k_tiles_in_shared_memory) + " in shared memory per row tile");
     text += line("registers per thread (estimate)",
                  s(t.registers_per_thread) + " (" + s(t.r_registers_per_thread) + " for R)");
-    text += line("shared memory per block", s(t.shared_memory_bytes) + " bytes (" + s(t.r_shared_memory_bytes) +
-                                                " for R)");
+    text += line("shared memory per block",
+                 s(t.shared_memory_bytes) + " bytes (" + s(t.r_shared_memory_bytes) + " for R)");
     return text;
 }
 

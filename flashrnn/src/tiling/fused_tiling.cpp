@@ -15,20 +15,27 @@ using constrint::Expr;
 using constrint::Integer;
 using constrint::Var;
 
-constexpr int kPadElements = 8;        // per row of the operand buffer: staggers shared-memory banks
+constexpr int kPadElements = 8; // per row of the operand buffer: staggers shared-memory banks
 constexpr int kRegisterBytes = 4;
 
 std::string bytes_text(std::int64_t bytes) {
     char text[64];
-    if (bytes >= 1024 * 1024) std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
-    else if (bytes >= 1024) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
-    else std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    if (bytes >= 1024 * 1024)
+        std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    else if (bytes >= 1024)
+        std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+    else
+        std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
     return text;
 }
 
-std::string str(std::int64_t v) { return std::to_string(v); }
+std::string str(std::int64_t v) {
+    return std::to_string(v);
+}
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
 
 MmaInput mma_input_of(DType dtype) {
     switch (dtype) {
@@ -74,8 +81,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
                                     str(request.heads) + ", DH " + str(request.head_dim) + ", B " +
                                     str(request.batch) + ")");
     if (request.max_threads_per_block < limits.warp_size)
-        throw std::invalid_argument("fused tiling: max_threads_per_block " + str(request.max_threads_per_block) +
-                                    " is less than a warp (" + str(limits.warp_size) + ")");
+        throw std::invalid_argument("fused tiling: max_threads_per_block " +
+                                    str(request.max_threads_per_block) + " is less than a warp (" +
+                                    str(limits.warp_size) + ")");
     if (request.max_blocks_per_head < 0)
         throw std::invalid_argument("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
                                     " is negative (0: no limit)");
@@ -84,9 +92,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     p.cell = cell_info(request.cell);
     const auto mma = limits.mma_shape(mma_input_of(request.dtype));
     if (!mma)
-        throw std::invalid_argument("fused tiling: " + limits.name + " (sm_" + str(limits.compute_capability()) +
-                                    ") has no mma.sync for " + std::string(to_string(request.dtype)) +
-                                    " (sm_80 or newer needed)");
+        throw std::invalid_argument("fused tiling: " + limits.name + " (sm_" +
+                                    str(limits.compute_capability()) + ") has no mma.sync for " +
+                                    std::string(to_string(request.dtype)) + " (sm_80 or newer needed)");
     p.mma = *mma;
     p.element_bytes = bytes_of(request.dtype);
     const bool forward = request.pass == FusedPass::forward;
@@ -108,7 +116,8 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
 
 // The model's variables (the decisions and the quantities derived from them).
 struct Variables {
-    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps, k_tiles_in_registers;
+    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps,
+        k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
     Var shared_memory_bytes, items_per_thread, wide_blocks;
@@ -158,7 +167,10 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
         var("items_per_thread", 1, p.batch_tiles * p.mma.n * dh),
         var("wide_blocks", 0, 1),
-        Expr(0), Expr(0), Expr(0), Expr(0),
+        Expr(0),
+        Expr(0),
+        Expr(0),
+        Expr(0),
     };
 
     // Heads: each launch takes the same number of heads.
@@ -206,24 +218,27 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     const Expr block_items = p.mma.n * v.batch_tiles_per_block * v.units_per_block;
     const Expr block_threads = v.warps * limits.warp_size;
     m.add(v.items_per_thread * block_threads >= block_items, "the threads cover the block's pointwise items");
-    m.add((v.items_per_thread - 1) * block_threads < block_items, "pointwise items per thread: as few as that allows");
+    m.add((v.items_per_thread - 1) * block_threads < block_items,
+          "pointwise items per thread: as few as that allows");
 
     // Registers per thread: R's fragments, the accumulators of one row tile over the block's batch,
     // one operand fragment, the pointwise items' prefetched inputs and the rest of the kernel.
     v.r_registers_per_thread = p.tile_registers * v.row_tiles_per_warp * v.k_tiles_in_registers;
-    m.add(v.registers_per_thread == v.r_registers_per_thread +
-                                        p.accumulator_registers * v.batch_tiles_per_block +
-                                        p.item_registers * v.items_per_thread +
-                                        (p.operand_registers + p.overhead_registers),
+    m.add(v.registers_per_thread ==
+              v.r_registers_per_thread + p.accumulator_registers * v.batch_tiles_per_block +
+                  p.item_registers * v.items_per_thread + (p.operand_registers + p.overhead_registers),
           "registers per thread = " + str(p.tile_registers) + " per R tile in registers + " +
               str(p.accumulator_registers) + " per batch tile of accumulators + " + str(p.item_registers) +
               " per pointwise item + " + str(p.operand_registers + p.overhead_registers) +
               " for the rest of the kernel");
     const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
-    m.add(v.allocated_registers_per_thread % granule == 0,
-          "registers are allocated in units of " + str(limits.register_allocation_unit_per_warp) + " per warp");
-    m.add(v.allocated_registers_per_thread >= v.registers_per_thread, "allocated registers cover the used ones");
-    m.add(v.allocated_registers_per_thread < v.registers_per_thread + granule, "registers are allocated tightly");
+    m.add(v.allocated_registers_per_thread % granule == 0, "registers are allocated in units of " +
+                                                               str(limits.register_allocation_unit_per_warp) +
+                                                               " per warp");
+    m.add(v.allocated_registers_per_thread >= v.registers_per_thread,
+          "allocated registers cover the used ones");
+    m.add(v.allocated_registers_per_thread < v.registers_per_thread + granule,
+          "registers are allocated tightly");
     m.add(v.registers_per_thread <= limits.max_registers_per_thread,
           "at most " + str(limits.max_registers_per_thread) + " registers per thread");
     m.add(v.warps * limits.warp_size * v.allocated_registers_per_thread <=
@@ -242,20 +257,23 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     const Expr partial_bytes = 4 * v.k_warps * p.mma.m * v.row_tiles_per_block * batch_rows;
     const Expr state_bytes = 4 * p.cell.num_states * v.units_per_block * batch_rows;
     const Expr bias_bytes = forward ? Expr(4 * p.cell.num_gates) * v.units_per_block : Expr(0);
-    m.add(v.shared_memory_bytes == v.r_shared_memory_bytes + operand_bytes + partial_bytes + state_bytes + bias_bytes,
+    m.add(v.shared_memory_bytes ==
+              v.r_shared_memory_bytes + operand_bytes + partial_bytes + state_bytes + bias_bytes,
           "shared memory = R tiles not in registers (" + bytes_text(tile_bytes) +
-              " each) + state operands + fp32 partial products + fp32 states" + (forward ? " + fp32 bias" : ""));
+              " each) + state operands + fp32 partial products + fp32 states" +
+              (forward ? " + fp32 bias" : ""));
     m.add(v.shared_memory_bytes <= limits.shared_memory_per_block_optin,
           "a block has at most " + bytes_text(limits.shared_memory_per_block_optin) + " of shared memory");
     m.add(v.shared_memory_bytes + limits.reserved_shared_memory_per_block <= limits.shared_memory_per_sm,
           "a block and its reserved " + bytes_text(limits.reserved_shared_memory_per_block) + " fit in the " +
               bytes_text(limits.shared_memory_per_sm) + " of an SM");
 
-    // Grid: a head over several blocks exchanges its state between them every step, so they must all be resident:
-    // one block per SM (a block may take the whole SM).
+    // Grid: a head over several blocks exchanges its state between them every step, so they must all be
+    // resident: one block per SM (a block may take the whole SM).
     v.blocks_per_head = v.row_blocks * v.k_blocks;
     v.grid_blocks = v.heads_per_launch * v.batch_blocks * v.blocks_per_head;
-    m.add(((v.cooperative == 0) & (v.blocks_per_head == 1)) | ((v.cooperative == 1) & (v.blocks_per_head >= 2)),
+    m.add(((v.cooperative == 0) & (v.blocks_per_head == 1)) |
+              ((v.cooperative == 1) & (v.blocks_per_head >= 2)),
           "a head over several blocks needs them resident together (cooperative launch)");
     m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
           "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
@@ -264,9 +282,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     for (const RegisterFeedback& f : r.feedback) {
         if (f.spill_bytes <= 0) continue;
         m.add(v.r_registers_per_thread < f.traits.r_registers_per_thread,
-              "the compiler spilled " + str(f.spill_bytes) + " bytes with " + str(f.traits.r_registers_per_thread) +
-                  " registers of R per thread (" + str(f.registers_per_thread) +
-                  " used): fewer R registers per thread");
+              "the compiler spilled " + str(f.spill_bytes) + " bytes with " +
+                  str(f.traits.r_registers_per_thread) + " registers of R per thread (" +
+                  str(f.registers_per_thread) + " used): fewer R registers per thread");
     }
 
     // Redundant summaries, last so that an explanation keeps them: what R needs against what the
@@ -282,13 +300,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         m.add(v.blocks_per_head <= r.max_blocks_per_head,
               "at most " + str(r.max_blocks_per_head) + " blocks per head (max_blocks_per_head)");
     m.add(v.blocks_per_head <= limits.sm_count,
-          "the blocks of one head are resident together, one per SM: at most " + str(limits.sm_count) + " blocks");
+          "the blocks of one head are resident together, one per SM: at most " + str(limits.sm_count) +
+              " blocks");
     m.add(v.blocks_per_head * block_bytes >= Expr(r_bytes),
           "R needs " + bytes_text(r_bytes) + " of registers and shared memory on this head (" +
-              str(p.cell.num_recurrent_gates) + " x " + str(dh) + " x " + str(dh) + " x " + str(p.element_bytes) +
-              " B); one block holds at most " + bytes_text(register_bytes_per_block) + " of registers (" +
-              str(threads) + " threads) + " + bytes_text(limits.shared_memory_per_block_optin) +
-              " of shared memory, so " + str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
+              str(p.cell.num_recurrent_gates) + " x " + str(dh) + " x " + str(dh) + " x " +
+              str(p.element_bytes) + " B); one block holds at most " + bytes_text(register_bytes_per_block) +
+              " of registers (" + str(threads) + " threads) + " +
+              bytes_text(limits.shared_memory_per_block_optin) + " of shared memory, so " +
+              str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
     // Preferences (App. D): one launch for all heads, no exchange between blocks when a head fits one,
@@ -296,8 +316,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than one
     // batch block over twice the row blocks), wide blocks, then the parallel dimension over as many
     // blocks as possible, full blocks, and as much of R in registers as fits.
-    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks, v.warps,
-              v.row_warps, v.k_tiles_in_registers});
+    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks,
+              v.warps, v.row_warps, v.k_tiles_in_registers});
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
@@ -310,7 +330,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     return {std::move(m), std::move(v)};
 }
 
-int as_int(const Integer& value) { return static_cast<int>(value); }
+int as_int(const Integer& value) {
+    return static_cast<int>(value);
+}
 
 FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const Variables& v,
                             const constrint::Solution& s) {
@@ -341,8 +363,8 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
     // The tagged exchange's bytes read by a block per step: 8 per word (fused_params.hpp).
-    const std::int64_t tagged_bytes = 8LL * t.mma_n * as_int(s[v.batch_tiles_per_block]) * t.k_length /
-                                      (t.element_bytes == 4 ? 1 : 2);
+    const std::int64_t tagged_bytes =
+        8LL * t.mma_n * as_int(s[v.batch_tiles_per_block]) * t.k_length / (t.element_bytes == 4 ? 1 : 2);
     t.tagged_exchange = t.cooperative && tagged_bytes <= FusedKernelTraits::kTaggedExchangeBytes;
     t.units_per_block = as_int(s[v.units_per_block]);
     t.row_tiles_per_block = as_int(s[v.row_tiles_per_block]);
@@ -377,7 +399,9 @@ std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r
 
 } // namespace
 
-std::string_view to_string(FusedPass pass) { return pass == FusedPass::forward ? "forward" : "backward"; }
+std::string_view to_string(FusedPass pass) {
+    return pass == FusedPass::forward ? "forward" : "backward";
+}
 
 FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
     const auto start = std::chrono::steady_clock::now();
@@ -401,7 +425,8 @@ FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTil
     per_check.time_limit_seconds = 5;
     if (auto conflict = constrint::explain_conflict(built.model, per_check)) {
         why += "; these limits cannot hold together:";
-        for (std::size_t i : conflict->constraints) why += "\n  - " + built.model.constraints()[i].origin.text;
+        for (std::size_t i : conflict->constraints)
+            why += "\n  - " + built.model.constraints()[i].origin.text;
     }
     throw FusedTilingError(why);
 }
@@ -427,7 +452,8 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedb
     const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
     const int item_registers = item_registers_of(cell, t.pass);
-    const int modelled = t.r_registers_per_thread + t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
+    const int modelled = t.r_registers_per_thread +
+                         t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
                          t.mma_k * t.mma_n * t.element_bytes / lane_bytes + item_registers * items;
     request.overhead_registers_per_thread =
         std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);

@@ -25,7 +25,7 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
     auto threads = m.var("threads_per_block", limits.warp_size, limits.max_threads_per_block);
     auto vector = m.var("vector_width", std::vector<Integer>{1, 2, 4, 8});
     auto per_thread = m.var("elements_per_thread", 1, 64);
-    auto blocks = m.var("blocks", 1, Integer(2147483647));  // gridDim.x limit
+    auto blocks = m.var("blocks", 1, Integer(2147483647)); // gridDim.x limit
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
     if (problem.max_threads_per_block > 0)
         m.add(threads <= problem.max_threads_per_block, "the compiled kernel's registers allow the threads");
@@ -53,7 +53,8 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
                           " elements on " + limits.name;
         if (auto conflict = constrint::explain_conflict(m, options)) {
             why += "; these cannot hold together:";
-            for (std::size_t i : conflict->constraints) why += " [" + m.constraints()[i].origin.text + "]";
+            for (std::size_t i : conflict->constraints)
+                why += " [" + m.constraints()[i].origin.text + "]";
         }
         throw std::runtime_error(why);
     }
@@ -68,4 +69,4 @@ std::string describe(const PointwiseLaunch& launch) {
            std::to_string(launch.vector_width);
 }
 
-}  // namespace flashrnn
+} // namespace flashrnn

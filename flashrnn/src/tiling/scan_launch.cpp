@@ -22,18 +22,23 @@ struct Domains {
 
 template <class D> Domains domains_of(const D& d) {
     Domains out;
-    for (int e : d.elements_per_thread) out.elements_per_thread.push_back(e);
-    for (int t : d.threads_per_block) out.threads_per_block.push_back(t);
-    for (ScanAccess a : d.accesses) out.accesses.push_back(static_cast<int>(a));
+    for (int e : d.elements_per_thread)
+        out.elements_per_thread.push_back(e);
+    for (int t : d.threads_per_block)
+        out.threads_per_block.push_back(t);
+    for (ScanAccess a : d.accesses)
+        out.accesses.push_back(static_cast<int>(a));
     return out;
 }
 
 Domains domains_of(ScanKernel kernel) {
     switch (kernel) {
     case ScanKernel::linrec_forward:
-    case ScanKernel::linrec_backward: return domains_of(kLinrecDomains);
+    case ScanKernel::linrec_backward:
+        return domains_of(kLinrecDomains);
     case ScanKernel::rglru_forward:
-    case ScanKernel::rglru_backward: return domains_of(kRglruDomains);
+    case ScanKernel::rglru_backward:
+        return domains_of(kRglruDomains);
     }
     throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -45,7 +50,9 @@ Domains domains_of(ScanKernel kernel) {
 // Checked against ptxas' report (-Xptxas -v) and ncu for the compiled kernels (bf16 16 x 32 shared:
 // linrec forward 72, backward 119; estimates 128 and 144): an overestimate keeps the solver away
 // from configurations that would spill.
-Integer register_estimate_base() { return 32; }
+Integer register_estimate_base() {
+    return 32;
+}
 
 // The preferences below come from timing every compiled configuration on an H100 (shape 13200 x L,
 // L = 1024 .. 65536; docs/benchmarks.md): shared access is the fastest or within a few percent
@@ -84,19 +91,26 @@ int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64
 
 std::string_view to_string(ScanAccess access) {
     switch (access) {
-    case ScanAccess::direct: return "direct";
-    case ScanAccess::shared: return "shared";
-    case ScanAccess::vector: return "vector";
+    case ScanAccess::direct:
+        return "direct";
+    case ScanAccess::shared:
+        return "shared";
+    case ScanAccess::vector:
+        return "vector";
     }
     throw std::invalid_argument("flashrnn: invalid ScanAccess " + std::to_string(static_cast<int>(access)));
 }
 
 std::string_view to_string(ScanKernel kernel) {
     switch (kernel) {
-    case ScanKernel::linrec_forward: return "linrec_forward";
-    case ScanKernel::linrec_backward: return "linrec_backward";
-    case ScanKernel::rglru_forward: return "rglru_forward";
-    case ScanKernel::rglru_backward: return "rglru_backward";
+    case ScanKernel::linrec_forward:
+        return "linrec_forward";
+    case ScanKernel::linrec_backward:
+        return "linrec_backward";
+    case ScanKernel::rglru_forward:
+        return "rglru_forward";
+    case ScanKernel::rglru_backward:
+        return "rglru_backward";
     }
     throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -111,20 +125,28 @@ ScanKernel parse_scan_kernel(std::string_view name) {
 
 int tensors_loaded(ScanKernel kernel) {
     switch (kernel) {
-    case ScanKernel::linrec_forward: return 2;  // x, c
-    case ScanKernel::linrec_backward: return 3; // dy, c, y
-    case ScanKernel::rglru_forward: return 3;   // x, gate_a, gate_x
-    case ScanKernel::rglru_backward: return 5;  // x, gate_a, gate_x, h, dh
+    case ScanKernel::linrec_forward:
+        return 2; // x, c
+    case ScanKernel::linrec_backward:
+        return 3; // dy, c, y
+    case ScanKernel::rglru_forward:
+        return 3; // x, gate_a, gate_x
+    case ScanKernel::rglru_backward:
+        return 5; // x, gate_a, gate_x, h, dh
     }
     throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 int tensors_moved(ScanKernel kernel) {
     switch (kernel) {
-    case ScanKernel::linrec_forward: return 3;
-    case ScanKernel::linrec_backward: return 5;
-    case ScanKernel::rglru_forward: return 4;
-    case ScanKernel::rglru_backward: return 8;
+    case ScanKernel::linrec_forward:
+        return 3;
+    case ScanKernel::linrec_backward:
+        return 5;
+    case ScanKernel::rglru_forward:
+        return 4;
+    case ScanKernel::rglru_backward:
+        return 8;
     }
     throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -134,7 +156,8 @@ bool is_compiled(ScanKernel kernel, const ScanConfig& config) {
     auto in = [](const std::vector<Integer>& values, int v) {
         return std::find(values.begin(), values.end(), Integer(v)) != values.end();
     };
-    return in(d.elements_per_thread, config.elements_per_thread) && in(d.threads_per_block, config.threads_per_block) &&
+    return in(d.elements_per_thread, config.elements_per_thread) &&
+           in(d.threads_per_block, config.threads_per_block) &&
            in(d.accesses, static_cast<int>(config.access));
 }
 
@@ -147,13 +170,15 @@ std::string describe(const ScanConfig& config) {
 
 namespace {
 
-std::string what_of(ScanKernel kernel) { return "scan launch (" + std::string(to_string(kernel)) + ")"; }
+std::string what_of(ScanKernel kernel) {
+    return "scan launch (" + std::string(to_string(kernel)) + ")";
+}
 
 void check_problem(ScanKernel kernel, const ScanProblem& problem) {
     if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
-        throw std::invalid_argument(what_of(kernel) + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
-                                    std::to_string(problem.sequences) + " sequences of length " +
-                                    std::to_string(problem.length));
+        throw std::invalid_argument(
+            what_of(kernel) + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
+            std::to_string(problem.sequences) + " sequences of length " + std::to_string(problem.length));
     if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
         throw std::invalid_argument(what_of(kernel) + ": bytes per element must be 2 or 4, got " +
                                     std::to_string(problem.bytes_per_element));
@@ -171,8 +196,15 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
     using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, int, bool, bool>;
     static std::mutex mutex;
     static std::map<Key, ScanConfig> cache;
-    const Key key{limits.name, limits.compute_capability(), limits.sm_count, limits.max_threads_per_block, kernel,
-                  problem.length, problem.bytes_per_element, problem.rows_aligned, problem.single_tile};
+    const Key key{limits.name,
+                  limits.compute_capability(),
+                  limits.sm_count,
+                  limits.max_threads_per_block,
+                  kernel,
+                  problem.length,
+                  problem.bytes_per_element,
+                  problem.rows_aligned,
+                  problem.single_tile};
     {
         std::lock_guard lock(mutex);
         if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -220,7 +252,8 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     m.add((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
-    m.add((access != 2) | (elements * bytes % 16 == 0), "vector access in whole 16-byte packets per thread and tensor");
+    m.add((access != 2) | (elements * bytes % 16 == 0),
+          "vector access in whole 16-byte packets per thread and tensor");
     if (problem.single_tile)
         m.add(tile >= length, "the tile variant holds the whole sequence in one tile");
     else
@@ -231,7 +264,8 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     m.minimize(constrint::abs(access - 1)); // shared first, then vector or direct
     m.minimize(constrint::abs(elements * bytes -
                               target_bytes_per_thread(kernel, problem.bytes_per_element, problem.length)));
-    m.minimize(constrint::abs(tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
+    m.minimize(
+        constrint::abs(tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
     m.maximize(access); // vector before direct
 
     constrint::SolveOptions options;
@@ -242,12 +276,14 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
                           " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
         if (auto conflict = constrint::explain_conflict(m, options)) {
             why += "; these cannot hold together:";
-            for (std::size_t i : conflict->constraints) why += " [" + m.constraints()[i].origin.text + "]";
+            for (std::size_t i : conflict->constraints)
+                why += " [" + m.constraints()[i].origin.text + "]";
         }
         throw std::runtime_error(why);
     }
     const constrint::Solution& s = r.solutions.back();
-    return {static_cast<int>(s[elements]), static_cast<int>(s[threads]), static_cast<ScanAccess>(static_cast<int>(s[access]))};
+    return {static_cast<int>(s[elements]), static_cast<int>(s[threads]),
+            static_cast<ScanAccess>(static_cast<int>(s[access]))};
 }
 
 } // namespace

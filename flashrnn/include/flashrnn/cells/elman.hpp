@@ -26,8 +26,12 @@ struct Elman {
     static constexpr std::array<std::string_view, num_gates> gate_names{"g"};
 #endif
 
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; }
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { return block; }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) {
+        return row;
+    }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) {
+        return block;
+    }
 
     template <class T>
     FLASHRNN_HOST_DEVICE static void forward(const T* gates, const T* /*s_prev*/, T* s_new) {

@@ -38,8 +38,10 @@ struct Gru {
     static constexpr std::array<std::string_view, num_gates> gate_names{"r", "z", "n", "hn"};
 #endif
 
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; } // r, z, n
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) {       // r, z, hn
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) {
+        return row;
+    }                                                                              // r, z, n
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { // r, z, hn
         return block == 2 ? int(hn) : block;
     }
 

@@ -33,8 +33,12 @@ struct Lstm {
 #endif
 
     // Every gate has an input row and a recurrent block, in gate order.
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; }
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { return block; }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) {
+        return row;
+    }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) {
+        return block;
+    }
 
     template <class T> FLASHRNN_HOST_DEVICE static void forward(const T* gates, const T* s_prev, T* s_new) {
         using math::tanh;

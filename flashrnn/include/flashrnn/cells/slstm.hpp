@@ -48,8 +48,12 @@ struct Slstm {
     static constexpr std::array<std::string_view, num_gates> gate_names{"i", "f", "z", "o"};
 #endif
 
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) { return row; }
-    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) { return block; }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_input_row(int row) {
+        return row;
+    }
+    FLASHRNN_HOST_DEVICE static constexpr int gate_of_recurrent_block(int block) {
+        return block;
+    }
 
     template <class T> FLASHRNN_HOST_DEVICE static T stabilizer(const T* gates, const T* s_prev) {
         const T log_forget = log_sigmoid(gates[f]) + s_prev[m];

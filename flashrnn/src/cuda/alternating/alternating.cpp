@@ -30,7 +30,9 @@ namespace {
 
 using cuda::check_workspace;
 
-std::int64_t units_per_step(const ProblemShape& p) { return p.batch * p.heads * p.head_dim; }
+std::int64_t units_per_step(const ProblemShape& p) {
+    return p.batch * p.heads * p.head_dim;
+}
 
 HeadProductShape product_shape(const CellInfo& info, const ProblemShape& p) {
     return {p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
@@ -43,23 +45,25 @@ struct ForwardWorkspace {
 
 ForwardWorkspace plan_forward(WorkspacePlan& plan, const CellInfo& info, const ProblemShape& p, DType dtype) {
     ForwardWorkspace w;
-    w.weights_head_major = plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
+    w.weights_head_major =
+        plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
     w.recurrent = plan.take<float>(units_per_step(p) * info.num_recurrent_gates);
     return w;
 }
 
 struct BackwardWorkspace {
     void* weights_head_major;
-    void* d_gates;      // [T, B, NH, G, DH] in dtype, slot order
-    float* carry;       // [S, B, NH, DH]
-    float* through_r;   // [B, NH, parts, DH]
+    void* d_gates;    // [T, B, NH, G, DH] in dtype, slot order
+    float* carry;     // [S, B, NH, DH]
+    float* through_r; // [B, NH, parts, DH]
     ParameterGradientWorkspace parameters;
 };
 
 BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemShape& p, DType dtype) {
     const CellInfo info = cell_info(cell);
     BackwardWorkspace w;
-    w.weights_head_major = plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
+    w.weights_head_major =
+        plan.take(info.num_recurrent_gates * p.heads * p.head_dim * p.head_dim, bytes_of(dtype));
     w.d_gates = plan.take(p.time_steps * units_per_step(p) * info.num_gates, bytes_of(dtype));
     w.carry = plan.take<float>(info.num_states * units_per_step(p));
     w.through_r = plan.take<float>(units_per_step(p) * state_gradient_parts(product_shape(info, p)));
@@ -163,8 +167,8 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
                                         static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
                                         cudaMemcpyDeviceToDevice, s),
                         "cudaMemcpyAsync (initial states)");
-        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
-                                   w.weights_head_major, s);
+        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
+                                   args.recurrent_weights, w.weights_head_major, s);
 
         cublasHandle_t handle = cuda::cublas_for(s);
         ForwardStep step{unit_grid(p, launch),
@@ -187,13 +191,13 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
         }
     };
     run_pass(pass_key(Pass::forward, cell, dtype, p, RecurrentGradient::full()),
-             {args.gate_inputs, args.recurrent_weights, args.bias, args.initial_states, args.states, args.last_state,
-              args.gate_cache, workspace},
+             {args.gate_inputs, args.recurrent_weights, args.bias, args.initial_states, args.states,
+              args.last_state, args.gate_cache, workspace},
              stream, enqueue);
 }
 
-void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
-              void* workspace, std::size_t workspace_bytes, Stream stream) {
+void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args,
+              RecurrentGradient policy, void* workspace, std::size_t workspace_bytes, Stream stream) {
     const std::string context = context_of("backward", cell, dtype);
     validate(p);
     validate(policy);
@@ -212,8 +216,8 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
 
     // Everything below only launches (run_pass may record it into a graph on another stream).
     auto enqueue = [&](Stream s) {
-        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, args.recurrent_weights,
-                                   w.weights_head_major, s);
+        reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
+                                   args.recurrent_weights, w.weights_head_major, s);
         cublasHandle_t handle = cuda::cublas_for(s);
         BackwardStep step{unit_grid(p, launch),
                           gate_inputs_layout(info, p),

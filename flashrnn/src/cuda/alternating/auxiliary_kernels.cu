@@ -11,7 +11,9 @@ namespace {
 constexpr int kThreads = 256;
 constexpr std::int64_t kMaxRowSplits = 256;
 
-unsigned blocks_for(std::int64_t count) { return static_cast<unsigned>((count + kThreads - 1) / kThreads); }
+unsigned blocks_for(std::int64_t count) {
+    return static_cast<unsigned>((count + kThreads - 1) / kThreads);
+}
 
 // out[b, a, i] = in[a, b, i] for in [outer, inner, block] (converting the element type): R to
 // head-major order and dR back to the API's gate-major order are this one permutation.
@@ -33,7 +35,9 @@ void swap_outer_dimensions(std::int64_t outer, std::int64_t inner, std::int64_t 
     cuda::check_launch("swap_outer_dimensions_kernel");
 }
 
-std::int64_t row_splits(const BiasGradientShape& shape) { return std::min(shape.rows, kMaxRowSplits); }
+std::int64_t row_splits(const BiasGradientShape& shape) {
+    return std::min(shape.rows, kMaxRowSplits);
+}
 
 // Pass 1: split `s` of the rows sums rows s, s + splits, ... of every column; a warp reads
 // consecutive columns of one row (coalesced).
@@ -93,8 +97,9 @@ void bias_gradient(DType dtype, const BiasGradientShape& shape, const void* d_ga
     const std::int64_t columns = shape.heads * shape.slots * shape.head_dim;
     const std::int64_t splits = row_splits(shape);
     cuda::visit_dtype(dtype, [&]<class T>(T) {
-        bias_partial_kernel<T><<<dim3(blocks_for(columns), static_cast<unsigned>(splits)), kThreads, 0, stream>>>(
-            shape.rows, columns, splits, static_cast<const T*>(d_gates), partial_sums);
+        bias_partial_kernel<T>
+            <<<dim3(blocks_for(columns), static_cast<unsigned>(splits)), kThreads, 0, stream>>>(
+                shape.rows, columns, splits, static_cast<const T*>(d_gates), partial_sums);
         cuda::check_launch("bias_partial_kernel");
         bias_final_kernel<T><<<blocks_for(columns), kThreads, 0, stream>>>(shape, splits, partial_sums,
                                                                            static_cast<T*>(d_bias));

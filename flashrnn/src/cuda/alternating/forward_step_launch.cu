@@ -11,8 +11,8 @@ void launch_forward_step(Cell cell, DType dtype, const PointwiseLaunch& launch, 
     visit_cell(cell, [&]<class C>(C) {
         cuda::visit_dtype(dtype, [&]<class T>(T) {
             cuda::visit_vector_width<T>(launch.vector_width, [&]<int V>(std::integral_constant<int, V>) {
-                forward_step_kernel<C, T, V><<<static_cast<unsigned>(launch.blocks), launch.threads_per_block, 0,
-                                               stream>>>(step);
+                forward_step_kernel<C, T, V>
+                    <<<static_cast<unsigned>(launch.blocks), launch.threads_per_block, 0, stream>>>(step);
             });
         });
     });

@@ -29,14 +29,14 @@ ParameterGradientWorkspace plan_parameter_gradients(WorkspacePlan& plan, Cell ce
     return w;
 }
 
-void parameter_gradients(Cell cell, const ProblemShape& p, DType dtype, const void* d_gates, const void* states,
-                         const ParameterGradientWorkspace& w, void* d_recurrent_weights, void* d_bias,
-                         Stream stream) {
+void parameter_gradients(Cell cell, const ProblemShape& p, DType dtype, const void* d_gates,
+                         const void* states, const ParameterGradientWorkspace& w, void* d_recurrent_weights,
+                         void* d_bias, Stream stream) {
     const CellInfo info = cell_info(cell);
     const HeadProductShape products{p.batch, p.heads, info.num_recurrent_gates, info.num_gates, p.head_dim};
     // dR over all steps at once: rows (t, b) of d_gates against states[0, t] for t < T.
-    weight_gradient_products(cuda::cublas_for(stream), dtype, products, p.time_steps * p.batch, d_gates, states,
-                             w.d_weights);
+    weight_gradient_products(cuda::cublas_for(stream), dtype, products, p.time_steps * p.batch, d_gates,
+                             states, w.d_weights);
     weights_gradient_to_api_layout(dtype, {info.num_recurrent_gates, p.heads, p.head_dim}, w.d_weights,
                                    d_recurrent_weights, stream);
     bias_gradient(dtype, bias_gradient_shape(cell, p), d_gates, w.bias_sums, d_bias, stream);

@@ -19,8 +19,8 @@ struct ParameterGradientWorkspace {
 ParameterGradientWorkspace plan_parameter_gradients(WorkspacePlan& plan, Cell cell, const ProblemShape& p);
 
 // d_gates: [T, B, NH, G, DH] in dtype, slot order; states: the forward's [S, T+1, B, NH, DH].
-void parameter_gradients(Cell cell, const ProblemShape& p, DType dtype, const void* d_gates, const void* states,
-                         const ParameterGradientWorkspace& w, void* d_recurrent_weights, void* d_bias,
-                         Stream stream);
+void parameter_gradients(Cell cell, const ProblemShape& p, DType dtype, const void* d_gates,
+                         const void* states, const ParameterGradientWorkspace& w, void* d_recurrent_weights,
+                         void* d_bias, Stream stream);
 
 } // namespace flashrnn::alternating

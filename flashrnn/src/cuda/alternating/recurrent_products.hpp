@@ -36,6 +36,7 @@ void state_gradient_products(cublasHandle_t handle, DType dtype, const HeadProdu
 // and sequences): d_gates [rows, NH, slots, DH] and states [rows, NH, DH] in dtype, d_weights
 // [NH, G_rec, DH, DH] fp32.
 void weight_gradient_products(cublasHandle_t handle, DType dtype, const HeadProductShape& shape,
-                              std::int64_t rows, const void* d_gates, const void* states, float* d_weights_head_major);
+                              std::int64_t rows, const void* d_gates, const void* states,
+                              float* d_weights_head_major);
 
 } // namespace flashrnn::alternating

@@ -30,10 +30,12 @@ template <PointwiseCell C, class T, int V> __global__ void forward_step_kernel(c
             cuda::load<T, V>(bias + p.bias_layout.offset(g, u.h, u.d), pre[g]);
 #pragma unroll
         for (int k = 0; k < C::num_input_gates; ++k)
-            cuda::load_add<T, V>(wx + p.input_layout.offset(p.t, u.b, k, u.h, u.d), pre[C::gate_of_input_row(k)]);
+            cuda::load_add<T, V>(wx + p.input_layout.offset(p.t, u.b, k, u.h, u.d),
+                                 pre[C::gate_of_input_row(k)]);
 #pragma unroll
         for (int k = 0; k < GR; ++k)
-            cuda::load_add<float, V>(p.recurrent + p.grid.slot_offset(u, GR, k), pre[C::gate_of_recurrent_block(k)]);
+            cuda::load_add<float, V>(p.recurrent + p.grid.slot_offset(u, GR, k),
+                                     pre[C::gate_of_recurrent_block(k)]);
         float previous[S][V];
 #pragma unroll
         for (int s = 0; s < S; ++s)
@@ -100,7 +102,8 @@ template <PointwiseCell C, class T, int V> __global__ void backward_step_kernel(
             } else {
                 cuda::load<float, V>(p.carry + p.single.offset(s, u.b, u.h, u.d), upstream[s]);
             }
-            if (d_states) cuda::load_add<T, V>(d_states + p.sequence.offset(s, p.t, u.b, u.h, u.d), upstream[s]);
+            if (d_states)
+                cuda::load_add<T, V>(d_states + p.sequence.offset(s, p.t, u.b, u.h, u.d), upstream[s]);
             if (d_last && last_step)
                 cuda::load_add<T, V>(d_last + p.single.offset(s, u.b, u.h, u.d), upstream[s]);
         }
@@ -108,7 +111,8 @@ template <PointwiseCell C, class T, int V> __global__ void backward_step_kernel(
             float through_r[V];
             cuda::load<float, V>(p.through_r + p.grid.slot_offset(u, p.through_r_parts, 0), through_r);
             for (int part = 1; part < p.through_r_parts; ++part)
-                cuda::load_add<float, V>(p.through_r + p.grid.slot_offset(u, p.through_r_parts, part), through_r);
+                cuda::load_add<float, V>(p.through_r + p.grid.slot_offset(u, p.through_r_parts, part),
+                                         through_r);
 #pragma unroll
             for (int l = 0; l < V; ++l)
                 upstream[0][l] += p.policy.apply(through_r[l]);
@@ -139,7 +143,8 @@ template <PointwiseCell C, class T, int V> __global__ void backward_step_kernel(
         T* d_inputs = static_cast<T*>(p.d_gate_inputs);
 #pragma unroll
         for (int k = 0; k < C::num_input_gates; ++k)
-            cuda::store<T, V>(d_inputs + p.input_layout.offset(p.t - 1, u.b, k, u.h, u.d), d_pre[C::gate_of_input_row(k)]);
+            cuda::store<T, V>(d_inputs + p.input_layout.offset(p.t - 1, u.b, k, u.h, u.d),
+                              d_pre[C::gate_of_input_row(k)]);
 #pragma unroll
         for (int slot = 0; slot < G; ++slot)
             cuda::store<T, V>(d_gates_out + p.grid.slot_offset(u, G, slot), d_pre[gate_of_slot<C>(slot)]);

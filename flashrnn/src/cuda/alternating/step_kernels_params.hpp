@@ -41,7 +41,7 @@ struct ForwardStep {
     const void* bias;
     const float* recurrent; // this step's R s_t, [B, NH, G_rec, DH]
     void* states;
-    void* last_state; // written at the last step when not null
+    void* last_state;  // written at the last step when not null
     float* gate_cache; // [T, B, NH, G, DH] in slot order, or null
 };
 
@@ -52,15 +52,15 @@ struct BackwardStep {
     StatesLayout single;
     std::int64_t t; // differentiates the step from states t-1 to states t (1 <= t <= T)
     const void* states;
-    const float* gate_cache;        // [T, B, NH, G, DH], slot order
-    const void* d_states;           // optional [S, T+1, B, NH, DH]
-    const void* d_last_state;       // optional [S, B, NH, DH]
-    const float* through_r;         // R^T dg of step t+1 [B, NH, parts, DH], null at t = T or when cut
-    int through_r_parts;            // summed by the kernel (recurrent_products.hpp)
+    const float* gate_cache;  // [T, B, NH, G, DH], slot order
+    const void* d_states;     // optional [S, T+1, B, NH, DH]
+    const void* d_last_state; // optional [S, B, NH, DH]
+    const float* through_r;   // R^T dg of step t+1 [B, NH, parts, DH], null at t = T or when cut
+    int through_r_parts;      // summed by the kernel (recurrent_products.hpp)
     RecurrentGradientPolicy policy;
-    float* carry;                   // [S, B, NH, DH]: pointwise gradient to the states of step t
-    void* d_gate_inputs;            // layout of Wx
-    void* d_gates;                  // [T, B, NH, G, DH] in slot order
+    float* carry;        // [S, B, NH, DH]: pointwise gradient to the states of step t
+    void* d_gate_inputs; // layout of Wx
+    void* d_gates;       // [T, B, NH, G, DH] in slot order
 };
 
 // After the last backward step: the gradient of the initial states = the carry + R^T dg of step 1

@@ -16,7 +16,8 @@ inline void require(const void* pointer, const std::string& context, const char*
 
 // The workspace holds fp32 buffers read in packets of up to 16 bytes: it must be large enough and
 // 16-byte aligned.
-inline void check_workspace(const std::string& context, void* workspace, std::size_t given, std::size_t needed) {
+inline void check_workspace(const std::string& context, void* workspace, std::size_t given,
+                            std::size_t needed) {
     if (given < needed || (needed > 0 && !workspace))
         throw ShapeError(context + ": the workspace holds " + std::to_string(workspace ? given : 0) +
                          " bytes, it needs " + std::to_string(needed));

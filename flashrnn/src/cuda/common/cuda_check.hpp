@@ -17,11 +17,13 @@ inline void check(cudaError_t status, const char* what) {
 
 inline void check(cublasStatus_t status, const char* what) {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + cublasGetStatusName(status) + " (" +
-                                 cublasGetStatusString(status) + ")");
+        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + cublasGetStatusName(status) +
+                                 " (" + cublasGetStatusString(status) + ")");
 }
 
 // After a kernel launch: reports a bad launch configuration at once (not at the next sync).
-inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+inline void check_launch(const char* kernel) {
+    check(cudaGetLastError(), kernel);
+}
 
 } // namespace flashrnn::cuda

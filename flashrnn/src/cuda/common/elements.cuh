@@ -11,19 +11,29 @@
 
 namespace flashrnn::cuda {
 
-template <class T> __device__ __forceinline__ float to_float(T value) { return static_cast<float>(value); }
-template <> __device__ __forceinline__ float to_float(__nv_bfloat16 value) { return __bfloat162float(value); }
-template <> __device__ __forceinline__ float to_float(__half value) { return __half2float(value); }
+template <class T> __device__ __forceinline__ float to_float(T value) {
+    return static_cast<float>(value);
+}
+template <> __device__ __forceinline__ float to_float(__nv_bfloat16 value) {
+    return __bfloat162float(value);
+}
+template <> __device__ __forceinline__ float to_float(__half value) {
+    return __half2float(value);
+}
 
-template <class T> __device__ __forceinline__ T from_float(float value) { return static_cast<T>(value); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_float(float value) { return __float2bfloat16_rn(value); }
-template <> __device__ __forceinline__ __half from_float(float value) { return __float2half_rn(value); }
+template <class T> __device__ __forceinline__ T from_float(float value) {
+    return static_cast<T>(value);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float value) {
+    return __float2bfloat16_rn(value);
+}
+template <> __device__ __forceinline__ __half from_float(float value) {
+    return __float2half_rn(value);
+}
 
 // V elements of T in one access (two for 32-byte packets of fp32); the address must be aligned to
 // the packet's size or to 16 bytes, whichever is smaller.
-template <class T, int V> struct alignas(sizeof(T) * V < 16 ? sizeof(T) * V : 16) Packet {
-    T values[V];
-};
+template <class T, int V> struct alignas(sizeof(T) * V < 16 ? sizeof(T) * V : 16) Packet { T values[V]; };
 
 template <class T, int V> __device__ __forceinline__ void load(const T* source, float (&out)[V]) {
     const Packet<T, V> packet = *reinterpret_cast<const Packet<T, V>*>(source);

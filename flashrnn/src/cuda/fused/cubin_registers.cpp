@@ -12,7 +12,8 @@ RegisterReport registers_from_cubin(const CompiledKernel& kernel) {
     RegisterReport report;
     try {
         cudaKernel_t function = nullptr;
-        cuda::check(cudaLibraryGetKernel(&function, library, kernel.lowered_name.c_str()), "cudaLibraryGetKernel");
+        cuda::check(cudaLibraryGetKernel(&function, library, kernel.lowered_name.c_str()),
+                    "cudaLibraryGetKernel");
         cudaFuncAttributes attributes{};
         cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(function)),
                     "cudaFuncGetAttributes");

@@ -22,6 +22,8 @@ class Fnv1a {
     std::uint64_t hash_ = 0xcbf29ce484222325ULL;
 };
 
-inline std::uint64_t fnv1a(std::string_view bytes) { return Fnv1a().add(bytes).value(); }
+inline std::uint64_t fnv1a(std::string_view bytes) {
+    return Fnv1a().add(bytes).value();
+}
 
 } // namespace flashrnn::fused

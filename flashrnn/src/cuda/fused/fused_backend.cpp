@@ -45,20 +45,24 @@ CompileOptions compile_options() {
 }
 
 // Why a loaded kernel with these attributes cannot run as configured (empty when it can).
-std::string launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes, const DeviceLimits& limits) {
+std::string launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes,
+                           const DeviceLimits& limits) {
     const FusedKernelTraits& t = k.traits;
     if (attributes.localSizeBytes > 0)
-        return std::to_string(attributes.localSizeBytes) + " bytes of local memory per thread (spills) with " +
-               std::to_string(attributes.numRegs) + " registers";
+        return std::to_string(attributes.localSizeBytes) +
+               " bytes of local memory per thread (spills) with " + std::to_string(attributes.numRegs) +
+               " registers";
     if (attributes.maxThreadsPerBlock < t.threads_per_block)
         return std::to_string(attributes.numRegs) + " registers per thread allow " +
                std::to_string(attributes.maxThreadsPerBlock) + " threads per block, not " +
                std::to_string(t.threads_per_block);
-    if (k.shared_bytes + static_cast<long long>(attributes.sharedSizeBytes) > limits.shared_memory_per_block_optin)
+    if (k.shared_bytes + static_cast<long long>(attributes.sharedSizeBytes) >
+        limits.shared_memory_per_block_optin)
         return std::to_string(k.shared_bytes) + " bytes of shared memory per block";
     int resident = 0;
-    cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, reinterpret_cast<const void*>(k.kernel),
-                                                              t.threads_per_block, static_cast<std::size_t>(k.shared_bytes)),
+    cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &resident, reinterpret_cast<const void*>(k.kernel), t.threads_per_block,
+                    static_cast<std::size_t>(k.shared_bytes)),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (resident < 1) return "no block of it fits on an SM";
     if (t.cooperative && k.blocks_per_launch() > resident * limits.sm_count)
@@ -88,14 +92,16 @@ int environment_integer(const char* name, int fallback, int least) {
 
 TilingLimits tiling_limits() {
     TilingLimits l;
-    l.max_threads_per_block = environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
+    l.max_threads_per_block =
+        environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
     l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0);
     return l;
 }
 
 // Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model
 // as feedback (the paper's Fig. 5) and the model is solved again.
-LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass, const TilingLimits& tuning) {
+LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass,
+                         const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
     FusedTilingRequest request;
     request.max_threads_per_block = tuning.max_threads_per_block;
@@ -116,17 +122,21 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         LoadedKernel k;
         k.traits = choose_fused_tiling(limits, request).traits;
         k.shared_bytes = shared_layout(k.traits, k.traits.pass == FusedPass::forward).total;
-        const CompiledKernel compiled =
-            compile_fused_kernel(source, k.traits, architecture_of(limits.compute_capability()), compile_options());
+        const CompiledKernel compiled = compile_fused_kernel(
+            source, k.traits, architecture_of(limits.compute_capability()), compile_options());
         cudaLibrary_t library = nullptr;
-        cuda::check(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-                    "cudaLibraryLoadData (fused kernel)");
-        cuda::check(cudaLibraryGetKernel(&k.kernel, library, compiled.lowered_name.c_str()), "cudaLibraryGetKernel");
+        cuda::check(
+            cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+            "cudaLibraryLoadData (fused kernel)");
+        cuda::check(cudaLibraryGetKernel(&k.kernel, library, compiled.lowered_name.c_str()),
+                    "cudaLibraryGetKernel");
         cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.shared_bytes)),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(k.shared_bytes)),
                     "cudaFuncSetAttribute (dynamic shared memory)");
         cudaFuncAttributes attributes{};
-        cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)), "cudaFuncGetAttributes");
+        cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)),
+                    "cudaFuncGetAttributes");
         const std::string problem = launch_problem(k, attributes, limits);
         if (problem.empty()) return k; // the library stays loaded: kernels are cached for the process
         history += "\n  - " + k.traits.key() + ": " + problem;
@@ -138,8 +148,9 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         }
         // The driver's per-thread view: the registers it uses plus its local memory (spills) are
         // what it needs; the configuration and those holding as much of R are excluded.
-        request = with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
-                                          std::max<std::int64_t>(local_bytes, 1)});
+        request =
+            with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
+                                    std::max<std::int64_t>(local_bytes, 1)});
     }
     throw FusedTilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
                            " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
@@ -147,11 +158,13 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
 
 const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass, TilingLimits>,
-                    std::unique_ptr<LoadedKernel>>
+    static std::map<
+        std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass, TilingLimits>,
+        std::unique_ptr<LoadedKernel>>
         cache;
     const TilingLimits tuning = tiling_limits();
-    const auto key = std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass, tuning);
+    const auto key =
+        std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass, tuning);
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return *it->second;
     auto loaded = std::make_unique<LoadedKernel>(load_kernel(cell, p, dtype, pass, tuning));
@@ -161,7 +174,8 @@ const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, Fu
 // The step exchange's words of every group of every launch (none when no head is split).
 std::int64_t exchange_words(const FusedKernelTraits& t) {
     if (!t.cooperative) return 0;
-    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks * exchange_words_per_group(t);
+    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks *
+           exchange_words_per_group(t);
 }
 
 unsigned long long* plan_forward(WorkspacePlan& plan, const FusedKernelTraits& t) {
@@ -178,7 +192,8 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
                                 const FusedKernelTraits& t) {
     BackwardWorkspace w;
     w.exchange = static_cast<unsigned long long*>(plan.take(exchange_words(t), sizeof(unsigned long long)));
-    w.d_gates = plan.take(p.time_steps * p.batch * p.heads * p.head_dim * cell_info(cell).num_gates, bytes_of(dtype));
+    w.d_gates =
+        plan.take(p.time_steps * p.batch * p.heads * p.head_dim * cell_info(cell).num_gates, bytes_of(dtype));
     w.parameters = alternating::plan_parameter_gradients(plan, cell, p);
     return w;
 }
@@ -186,12 +201,9 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
 // The tensors' layouts as the kernels index them (the same functions as the alternating backend).
 TensorLayouts layouts_of(Cell cell, const ProblemShape& p) {
     const CellInfo info = cell_info(cell);
-    return {gate_inputs_layout(info, p),
-            recurrent_weights_layout(info, p),
-            bias_layout(info, p),
-            states_layout(info, p),
-            state_sequence_layout(info, p),
-            {p.batch, p.heads, info.num_gates, p.head_dim}};
+    return {gate_inputs_layout(info, p),    recurrent_weights_layout(info, p),
+            bias_layout(info, p),           states_layout(info, p),
+            state_sequence_layout(info, p), {p.batch, p.heads, info.num_gates, p.head_dim}};
 }
 
 std::string context_of(const char* pass, Cell cell, DType dtype) {
@@ -275,8 +287,8 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     launch_all(k, params, exchange, stream);
 }
 
-void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args, RecurrentGradient policy,
-              void* workspace, std::size_t workspace_bytes, Stream stream) {
+void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args,
+              RecurrentGradient policy, void* workspace, std::size_t workspace_bytes, Stream stream) {
     const std::string context = context_of("backward", cell, dtype);
     validate(p);
     validate(policy);
@@ -285,22 +297,23 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);
     cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
-    const BackwardParams params{layouts_of(cell, p),
-                                args.recurrent_weights,
-                                args.states,
-                                static_cast<const float*>(args.gate_cache),
-                                args.d_states,
-                                args.d_last_state,
-                                args.d_gate_inputs,
-                                w.d_gates,
-                                args.d_initial_states,
-                                nullptr,
-                                0,
-                                {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
-                                policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};
+    const BackwardParams params{
+        layouts_of(cell, p),
+        args.recurrent_weights,
+        args.states,
+        static_cast<const float*>(args.gate_cache),
+        args.d_states,
+        args.d_last_state,
+        args.d_gate_inputs,
+        w.d_gates,
+        args.d_initial_states,
+        nullptr,
+        0,
+        {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
+        policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};
     launch_all(k, params, w.exchange, stream);
-    alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
-                                     args.d_bias, stream);
+    alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters,
+                                     args.d_recurrent_weights, args.d_bias, stream);
 }
 
 } // namespace flashrnn::fused

@@ -28,13 +28,15 @@ namespace {
 constexpr std::string_view kMagic = "FLASHRNN-KERNEL-CACHE-2\n";
 
 void put_u64(std::string& out, std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+    for (int i = 0; i < 8; ++i)
+        out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
 }
 
 bool get_u64(std::string_view in, std::size_t& at, std::uint64_t& value) {
     if (in.size() - at < 8) return false;
     value = 0;
-    for (int i = 0; i < 8; ++i) value |= std::uint64_t(static_cast<unsigned char>(in[at + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+        value |= std::uint64_t(static_cast<unsigned char>(in[at + i])) << (8 * i);
     at += 8;
     return true;
 }
@@ -131,7 +133,8 @@ void write_all(int fd, std::string_view bytes, const std::filesystem::path& path
 
 std::filesystem::path default_kernel_cache_dir() {
     if (const char* dir = std::getenv("FLASHRNN_CACHE_DIR"); dir && *dir) return dir;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "flashrnn";
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        return std::filesystem::path(xdg) / "flashrnn";
     if (const char* home = std::getenv("HOME"); home && *home)
         return std::filesystem::path(home) / ".cache" / "flashrnn";
     return std::filesystem::temp_directory_path() / "flashrnn-cache";
@@ -153,7 +156,7 @@ std::optional<CompiledKernel> KernelCache::load(const std::string& key) const {
 
 void KernelCache::store(const std::string& key, const CompiledKernel& kernel) const {
     std::error_code error;
-    std::filesystem::create_directories(dir_, error);  // another process may create it at the same time
+    std::filesystem::create_directories(dir_, error); // another process may create it at the same time
     if (!std::filesystem::is_directory(dir_))
         throw std::runtime_error("flashrnn kernel cache: cannot create the folder " + dir_.string() +
                                  (error ? ": " + error.message() : ""));

@@ -47,9 +47,12 @@ std::vector<std::string> toolkit_include_dirs() {
 std::vector<std::string> nvrtc_options(std::string_view architecture, const CompileOptions& options) {
     std::vector<std::string> list{"--gpu-architecture=" + std::string(architecture), "-std=c++17",
                                   "--ptxas-options=-v"};
-    for (const std::string& dir : toolkit_include_dirs()) list.push_back("-I" + dir);
-    for (const std::string& dir : options.include_dirs) list.push_back("-I" + dir);
-    for (const std::string& option : options.extra_options) list.push_back(option);
+    for (const std::string& dir : toolkit_include_dirs())
+        list.push_back("-I" + dir);
+    for (const std::string& dir : options.include_dirs)
+        list.push_back("-I" + dir);
+    for (const std::string& option : options.extra_options)
+        list.push_back(option);
     return list;
 }
 
@@ -58,7 +61,8 @@ std::string program_log(nvrtcProgram program) {
     check(nvrtcGetProgramLogSize(program, &size), "nvrtcGetProgramLogSize");
     std::string log(size, '\0');
     check(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
-    while (!log.empty() && log.back() == '\0') log.pop_back();
+    while (!log.empty() && log.back() == '\0')
+        log.pop_back();
     return log;
 }
 
@@ -76,7 +80,9 @@ std::string nvrtc_version() {
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string architecture_of(int compute_capability) { return "sm_" + std::to_string(compute_capability); }
+std::string architecture_of(int compute_capability) {
+    return "sm_" + std::to_string(compute_capability);
+}
 
 CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKernelTraits& traits,
                                     std::string_view architecture, const CompileOptions& options) {
@@ -90,12 +96,14 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     // The traits first, then the kernel, whose lines keep their own numbers in messages.
     const std::string text = traits.to_source() + "#line 1 \"" + source.name + "\"\n" + source.text;
     const std::vector<std::string> option_list = nvrtc_options(architecture, options);
-    std::string key = "nvrtc " + nvrtc_version() + "|" + std::string(architecture) + "|entry " + source.entry +
-                      "|source " + hex(fused::fnv1a(text)) + "." + std::to_string(text.size()) + "|headers";
+    std::string key = "nvrtc " + nvrtc_version() + "|" + std::string(architecture) + "|entry " +
+                      source.entry + "|source " + hex(fused::fnv1a(text)) + "." +
+                      std::to_string(text.size()) + "|headers";
     for (const auto& [include_name, contents] : source.headers)
         key += " " + include_name + ":" + hex(fused::fnv1a(contents)) + "." + std::to_string(contents.size());
     key += "|options";
-    for (const std::string& option : option_list) key += " " + option;
+    for (const std::string& option : option_list)
+        key += " " + option;
     key += "|traits " + traits.key();
 
     const KernelCache cache(options.cache_dir.value_or(default_kernel_cache_dir()));
@@ -109,20 +117,21 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
         header_names.push_back(include_name.c_str());
         header_texts.push_back(contents.c_str());
     }
-    check(nvrtcCreateProgram(program.get(), text.c_str(), source.name.c_str(), static_cast<int>(header_texts.size()),
-                             header_texts.data(), header_names.data()),
+    check(nvrtcCreateProgram(program.get(), text.c_str(), source.name.c_str(),
+                             static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()),
           "nvrtcCreateProgram");
     check(nvrtcAddNameExpression(*program, source.entry.c_str()), "nvrtcAddNameExpression");
     std::vector<const char*> raw_options;
-    for (const std::string& option : option_list) raw_options.push_back(option.c_str());
+    for (const std::string& option : option_list)
+        raw_options.push_back(option.c_str());
     const nvrtcResult compiled =
         nvrtcCompileProgram(*program, static_cast<int>(raw_options.size()), raw_options.data());
     CompiledKernel kernel;
     kernel.log = program_log(*program);
     if (compiled != NVRTC_SUCCESS)
         throw std::runtime_error("flashrnn: NVRTC could not compile " + source.name + " for " +
-                                 std::string(architecture) + " (" + traits.key() + "): " +
-                                 nvrtcGetErrorString(compiled) + "\n" + kernel.log);
+                                 std::string(architecture) + " (" + traits.key() +
+                                 "): " + nvrtcGetErrorString(compiled) + "\n" + kernel.log);
     const char* lowered = nullptr;
     check(nvrtcGetLoweredName(*program, source.entry.c_str(), &lowered), "nvrtcGetLoweredName");
     kernel.lowered_name = lowered;

@@ -21,7 +21,8 @@ std::optional<RegisterReport> parse_ptxas_report(std::string_view log, std::stri
     const std::string section = text.substr(start, end - start);
 
     static const std::regex used(R"(Used (\d+) registers)");
-    static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+    static const std::regex frame(
+        R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
     std::smatch match;
     if (!std::regex_search(section, match, used)) return std::nullopt;
     RegisterReport report;

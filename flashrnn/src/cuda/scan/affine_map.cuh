@@ -15,7 +15,8 @@ struct ScalarAffine {
     __device__ __forceinline__ State apply(State h) const { return fmaf(a, h, b); }
 
     // The map "first, then second": h -> second.a (first.a h + first.b) + second.b.
-    friend __device__ __forceinline__ ScalarAffine then(const ScalarAffine& first, const ScalarAffine& second) {
+    friend __device__ __forceinline__ ScalarAffine then(const ScalarAffine& first,
+                                                        const ScalarAffine& second) {
         return {second.a * first.a, fmaf(second.a, first.b, second.b)};
     }
 };
@@ -37,8 +38,10 @@ struct Affine2x2 {
 
     // "first, then second": A = A2 A1, b = A2 b1 + b2.
     friend __device__ __forceinline__ Affine2x2 then(const Affine2x2& first, const Affine2x2& second) {
-        return {fmaf(second.a00, first.a00, second.a01 * first.a10), fmaf(second.a00, first.a01, second.a01 * first.a11),
-                fmaf(second.a10, first.a00, second.a11 * first.a10), fmaf(second.a10, first.a01, second.a11 * first.a11),
+        return {fmaf(second.a00, first.a00, second.a01 * first.a10),
+                fmaf(second.a00, first.a01, second.a01 * first.a11),
+                fmaf(second.a10, first.a00, second.a11 * first.a10),
+                fmaf(second.a10, first.a01, second.a11 * first.a11),
                 fmaf(second.a00, first.b0, fmaf(second.a01, first.b1, second.b0)),
                 fmaf(second.a10, first.b0, fmaf(second.a11, first.b1, second.b1))};
     }

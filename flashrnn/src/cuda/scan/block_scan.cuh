@@ -22,7 +22,8 @@ template <class Map> __device__ __forceinline__ Map warp_inclusive_scan(Map map,
 }
 
 // The inclusive result of the lane before this one in scan order (identity for the first lane).
-template <class Map> __device__ __forceinline__ Map exclusive_from_inclusive(const Map& inclusive, int lane, bool reverse) {
+template <class Map>
+__device__ __forceinline__ Map exclusive_from_inclusive(const Map& inclusive, int lane, bool reverse) {
     const Map earlier = reverse ? shuffle_down(inclusive, 1) : shuffle_up(inclusive, 1);
     const bool first = reverse ? lane == kWarpSize - 1 : lane == 0;
     return first ? Map::identity() : earlier;
@@ -40,9 +41,9 @@ template <class Map, int kThreads> struct BlockScanStorage {
 // thread). `buffer` alternates between 0 and 1 from one call to the next. Every thread of the block
 // must call it.
 template <int E, int kThreads, class Map>
-__device__ __forceinline__ typename Map::State block_scan(Map (&maps)[E], typename Map::State carry, bool reverse,
-                                                          BlockScanStorage<Map, kThreads>& storage, int buffer,
-                                                          typename Map::State (&states)[E]) {
+__device__ __forceinline__ typename Map::State
+block_scan(Map (&maps)[E], typename Map::State carry, bool reverse, BlockScanStorage<Map, kThreads>& storage,
+           int buffer, typename Map::State (&states)[E]) {
     static_assert(kThreads % kWarpSize == 0 && kThreads <= 1024, "threads must be whole warps, at most 1024");
     constexpr int kWarps = kThreads / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;

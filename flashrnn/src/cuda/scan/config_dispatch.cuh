@@ -23,7 +23,8 @@ template <const auto& kDomains, class F> bool visit_scan_config(const ScanConfig
             f.template operator()<E, kThreads, A>();
             return true;
         }() || ...);
-    }(std::make_index_sequence<kE * kT * kA>{});
+    }
+    (std::make_index_sequence<kE * kT * kA>{});
 }
 
 } // namespace flashrnn::cuda::scan

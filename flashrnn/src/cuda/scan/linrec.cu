@@ -25,7 +25,8 @@ using cuda::scan::rows_of;
 constexpr int kRefThreads = 128;
 
 unsigned ref_blocks(std::int64_t sequences) {
-    return static_cast<unsigned>(std::min<std::int64_t>((sequences + kRefThreads - 1) / kRefThreads, 2147483647));
+    return static_cast<unsigned>(
+        std::min<std::int64_t>((sequences + kRefThreads - 1) / kRefThreads, 2147483647));
 }
 
 } // namespace
@@ -45,14 +46,17 @@ void linrec_forward(DType dtype, const ScanShape& shape, ConstRows x, ConstRows 
     check_rows(call, "c", c, shape, dtype);
     check_rows(call, "y", as_const(y), shape, dtype);
     cuda::visit_dtype(dtype, [&]<class T>(T) {
-        const LinrecForwardParams<T> p{rows_of<T>(x), rows_of<T>(c), rows_of<T>(y), shape.sequences, shape.length, reverse};
+        const LinrecForwardParams<T> p{rows_of<T>(x),   rows_of<T>(c), rows_of<T>(y),
+                                       shape.sequences, shape.length,  reverse};
         if (options.variant == LinrecVariant::ref) {
-            cuda::scan::linrec_ref_forward_kernel<T><<<ref_blocks(shape.sequences), kRefThreads, 0, stream>>>(p);
+            cuda::scan::linrec_ref_forward_kernel<T>
+                <<<ref_blocks(shape.sequences), kRefThreads, 0, stream>>>(p);
             cuda::check_launch("linrec_ref_forward_kernel");
             return;
         }
-        const ScanConfig config = resolve_scan_config(call, ScanKernel::linrec_forward, dtype, shape, {x, c, as_const(y)},
-                                                      options.config, options.variant == LinrecVariant::tile);
+        const ScanConfig config =
+            resolve_scan_config(call, ScanKernel::linrec_forward, dtype, shape, {x, c, as_const(y)},
+                                options.config, options.variant == LinrecVariant::tile);
         cuda::scan::visit_scan_config<kLinrecDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
             cuda::scan::launch_pipe<LinrecForward<T, E, A>, E, kThreads, A>(p, stream, "linrec forward pipe");
         });
@@ -69,18 +73,20 @@ void linrec_backward(DType dtype, const ScanShape& shape, ConstRows dy, ConstRow
     check_rows(call, "dx", as_const(dx), shape, dtype);
     check_rows(call, "dc", as_const(dc), shape, dtype);
     cuda::visit_dtype(dtype, [&]<class T>(T) {
-        const LinrecBackwardParams<T> p{rows_of<T>(dy), rows_of<T>(c), rows_of<T>(y), rows_of<T>(dx),
-                                        rows_of<T>(dc), shape.sequences, shape.length, reverse};
+        const LinrecBackwardParams<T> p{rows_of<T>(dy), rows_of<T>(c),   rows_of<T>(y), rows_of<T>(dx),
+                                        rows_of<T>(dc), shape.sequences, shape.length,  reverse};
         if (options.variant == LinrecVariant::ref) {
-            cuda::scan::linrec_ref_backward_kernel<T><<<ref_blocks(shape.sequences), kRefThreads, 0, stream>>>(p);
+            cuda::scan::linrec_ref_backward_kernel<T>
+                <<<ref_blocks(shape.sequences), kRefThreads, 0, stream>>>(p);
             cuda::check_launch("linrec_ref_backward_kernel");
             return;
         }
-        const ScanConfig config =
-            resolve_scan_config(call, ScanKernel::linrec_backward, dtype, shape, {dy, c, y, as_const(dx), as_const(dc)},
-                                options.config, options.variant == LinrecVariant::tile);
+        const ScanConfig config = resolve_scan_config(call, ScanKernel::linrec_backward, dtype, shape,
+                                                      {dy, c, y, as_const(dx), as_const(dc)}, options.config,
+                                                      options.variant == LinrecVariant::tile);
         cuda::scan::visit_scan_config<kLinrecDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
-            cuda::scan::launch_pipe<LinrecBackward<T, E, A>, E, kThreads, A>(p, stream, "linrec backward pipe");
+            cuda::scan::launch_pipe<LinrecBackward<T, E, A>, E, kThreads, A>(p, stream,
+                                                                             "linrec backward pipe");
         });
     });
 }

@@ -21,8 +21,8 @@ void check_tensor(const char* tensor, const void* data, const ScanShape& shape, 
     const ScanShape in_floats{shape.sequences, shape.length * floats};
     check_rows("linrec2x2_forward", tensor, data, in_floats.length, in_floats, DType::fp32);
     if (reinterpret_cast<std::uintptr_t>(data) % (4u * static_cast<unsigned>(floats)) != 0)
-        throw std::invalid_argument(std::string("flashrnn::linrec2x2_forward: ") + tensor + " is not aligned to " +
-                                    std::to_string(4 * floats) + " bytes");
+        throw std::invalid_argument(std::string("flashrnn::linrec2x2_forward: ") + tensor +
+                                    " is not aligned to " + std::to_string(4 * floats) + " bytes");
 }
 
 } // namespace

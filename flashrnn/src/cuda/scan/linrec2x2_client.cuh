@@ -47,12 +47,14 @@ template <int E> struct Linrec2x2Forward {
             f.b[e] = inside ? b[start + e] : float2{0.0f, 0.0f};
         }
     }
-    __device__ __forceinline__ void unpack(std::int64_t, const Fetched& f, Unpacked&, Map (&maps)[E], float*) const {
+    __device__ __forceinline__ void unpack(std::int64_t, const Fetched& f, Unpacked&, Map (&maps)[E],
+                                           float*) const {
 #pragma unroll
         for (int e = 0; e < E; ++e)
             maps[e] = {f.a[e].x, f.a[e].y, f.a[e].z, f.a[e].w, f.b[e].x, f.b[e].y};
     }
-    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked&, const Vector2 (&states)[E], float*) const {
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked&, const Vector2 (&states)[E],
+                                            float*) const {
 #pragma unroll
         for (int e = 0; e < E; ++e)
             if (start + e < p.length) h[start + e] = float2{states[e].x, states[e].y};

@@ -51,7 +51,8 @@ template <class T, int E, ScanAccess A> struct LinrecForward {
         f.x.fetch(x, start, p.length, from_float<T>(0.0f));
         f.c.fetch(c, start, p.length, from_float<T>(1.0f));
     }
-    __device__ __forceinline__ void unpack(std::int64_t, const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t, const Fetched& f, Unpacked&, Map (&maps)[E],
+                                           float* staging) const {
         float xs[E], cs[E];
         f.x.unpack(xs, staging);
         f.c.unpack(cs, staging);
@@ -90,8 +91,8 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
 
     static __device__ __forceinline__ bool scan_reverse(const Params& params) { return !params.reverse; }
     __device__ __forceinline__ LinrecBackward(const Params& params, std::int64_t row, Shared&)
-        : p(params), dy(params.dy.row(row)), c(params.c.row(row)), y(params.y.row(row)), dx(params.dx.row(row)),
-          dc(params.dc.row(row)) {}
+        : p(params), dy(params.dy.row(row)), c(params.c.row(row)), y(params.y.row(row)),
+          dx(params.dx.row(row)), dc(params.dc.row(row)) {}
     __device__ __forceinline__ float initial_state() const { return 0.0f; }
 
     __device__ __forceinline__ void fetch(std::int64_t start, Fetched& f) const {
@@ -116,7 +117,8 @@ template <class T, int E, ScanAccess A> struct LinrecBackward {
         }
     }
 
-    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E],
+                                           float* staging) const {
         float dys[E], cs[E], ys[E];
         f.dy.unpack(dys, staging);
         f.c.unpack(cs, staging);

@@ -11,7 +11,8 @@ namespace flashrnn::cuda::scan {
 
 template <class T> __global__ void linrec_ref_forward_kernel(const LinrecForwardParams<T> p) {
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences; r += threads) {
+    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences;
+         r += threads) {
         const T *x = p.x.row(r), *c = p.c.row(r);
         T* y = p.y.row(r);
         float h = 0.0f;
@@ -26,7 +27,8 @@ template <class T> __global__ void linrec_ref_forward_kernel(const LinrecForward
 template <class T> __global__ void linrec_ref_backward_kernel(const LinrecBackwardParams<T> p) {
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     const std::int64_t next = p.reverse ? -1 : 1;
-    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences; r += threads) {
+    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < p.sequences;
+         r += threads) {
         const T *dy = p.dy.row(r), *c = p.c.row(r), *y = p.y.row(r);
         T *dx = p.dx.row(r), *dc = p.dc.row(r);
         float carry = 0.0f;
@@ -36,7 +38,8 @@ template <class T> __global__ void linrec_ref_backward_kernel(const LinrecBackwa
             const float c_after = successor >= 0 && successor < p.length ? to_float(c[successor]) : 0.0f;
             carry = fmaf(c_after, carry, to_float(dy[l]));
             dx[l] = from_float<T>(carry);
-            const float y_before = predecessor >= 0 && predecessor < p.length ? to_float(y[predecessor]) : 0.0f;
+            const float y_before =
+                predecessor >= 0 && predecessor < p.length ? to_float(y[predecessor]) : 0.0f;
             dc[l] = from_float<T>(y_before * carry);
         }
     }

@@ -64,7 +64,8 @@ template <class T, int E, ScanAccess A> struct RglruForward {
         f.gate_a.fetch(gate_a, start, p.length, zero);
         f.gate_x.fetch(gate_x, start, p.length, zero);
     }
-    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked&, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked&, Map (&maps)[E],
+                                           float* staging) const {
         float xs[E], as[E], is[E];
         f.x.unpack(xs, staging);
         f.gate_a.unpack(as, staging);
@@ -129,8 +130,8 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
     static __device__ __forceinline__ bool scan_reverse(const Params&) { return true; }
     __device__ __forceinline__ RglruBackward(const Params& params, std::int64_t row_, Shared& shared_)
         : p(params), shared(shared_), row(row_), x(params.x.row(row_)), gate_a(params.gate_a.row(row_)),
-          gate_x(params.gate_x.row(row_)), h(params.h.row(row_)), dh(params.dh.row(row_)), dx(params.dx.row(row_)),
-          d_gate_a(params.d_gate_a.row(row_)), d_gate_x(params.d_gate_x.row(row_)),
+          gate_x(params.gate_x.row(row_)), h(params.h.row(row_)), dh(params.dh.row(row_)),
+          dx(params.dx.row(row_)), d_gate_a(params.d_gate_a.row(row_)), d_gate_x(params.d_gate_x.row(row_)),
           softplus_lambda(rglru::softplus(params.rows.lambda[row_ % params.rows.channels])),
           h_initial(params.rows.h0 ? params.rows.h0[row_] : 0.0f) {}
     __device__ __forceinline__ float initial_state() const { return p.dh_last ? p.dh_last[row] : 0.0f; }
@@ -153,7 +154,8 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         return rglru::step<kCoarseGates<T>>(0.0f, gate_a_value, 0.0f, softplus_lambda).a;
     }
 
-    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E], float* staging) const {
+    __device__ __forceinline__ void unpack(std::int64_t start, const Fetched& f, Unpacked& u, Map (&maps)[E],
+                                           float* staging) const {
         float xs[E], gas[E], gxs[E], hs[E], dhs[E];
         f.x.unpack(xs, staging);
         f.gate_a.unpack(gas, staging);
@@ -183,7 +185,8 @@ template <class T, int E, ScanAccess A> struct RglruBackward {
         }
     }
 
-    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked& u, const float (&g)[E], float* staging) {
+    __device__ __forceinline__ void consume(std::int64_t start, const Unpacked& u, const float (&g)[E],
+                                            float* staging) {
         float dxs[E], dgas[E], dgxs[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {

@@ -12,7 +12,8 @@ inline constexpr int kWarpSize = 32;
 
 namespace detail {
 
-template <class Value, class Shuffle> __device__ __forceinline__ Value shuffle_words(const Value& value, Shuffle shuffle) {
+template <class Value, class Shuffle>
+__device__ __forceinline__ Value shuffle_words(const Value& value, Shuffle shuffle) {
     static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) % 4 == 0,
                   "a shuffled value must be made of 32-bit words");
     constexpr int kWords = sizeof(Value) / 4;
@@ -35,7 +36,8 @@ template <class Value> __device__ __forceinline__ Value shuffle_up(const Value& 
 
 // The value of lane + delta (lanes from 32 - delta get their own value back).
 template <class Value> __device__ __forceinline__ Value shuffle_down(const Value& value, unsigned delta) {
-    return detail::shuffle_words(value, [delta](unsigned w) { return __shfl_down_sync(kFullWarp, w, delta); });
+    return detail::shuffle_words(value,
+                                 [delta](unsigned w) { return __shfl_down_sync(kFullWarp, w, delta); });
 }
 
 template <class Value> __device__ __forceinline__ Value shuffle_from(const Value& value, int lane) {

@@ -7,8 +7,8 @@
 
 namespace flashrnn::reference {
 
-std::vector<double> linrec_forward(std::span<const double> x, std::span<const double> c, const ScanShape& shape,
-                                   bool reverse) {
+std::vector<double> linrec_forward(std::span<const double> x, std::span<const double> c,
+                                   const ScanShape& shape, bool reverse) {
     const char* call = "reference::linrec_forward";
     check_scan_shape(call, shape);
     check_size(call, "x", x.size(), shape.sequences * shape.length);
@@ -26,8 +26,8 @@ std::vector<double> linrec_forward(std::span<const double> x, std::span<const do
     return y;
 }
 
-LinrecGradients linrec_backward(std::span<const double> dy, std::span<const double> c, std::span<const double> y,
-                                const ScanShape& shape, bool reverse) {
+LinrecGradients linrec_backward(std::span<const double> dy, std::span<const double> c,
+                                std::span<const double> y, const ScanShape& shape, bool reverse) {
     const char* call = "reference::linrec_backward";
     check_scan_shape(call, shape);
     for (auto [name, size] : {std::pair{"dy", dy.size()}, std::pair{"c", c.size()}, std::pair{"y", y.size()}})

@@ -8,8 +8,8 @@ namespace flashrnn::reference {
 namespace {
 
 void check_rglru(const char* call, const RglruShape& shape, std::span<const double> x,
-                 std::span<const double> gate_a, std::span<const double> gate_x, std::span<const double> lambda,
-                 std::span<const double> h0) {
+                 std::span<const double> gate_a, std::span<const double> gate_x,
+                 std::span<const double> lambda, std::span<const double> h0) {
     check_rglru_shape(call, shape);
     const std::int64_t n = shape.batch * shape.channels * shape.length;
     check_size(call, "x", x.size(), n);
@@ -21,9 +21,9 @@ void check_rglru(const char* call, const RglruShape& shape, std::span<const doub
 
 } // namespace
 
-RglruForwardResult rglru_forward(const RglruShape& shape, std::span<const double> x, std::span<const double> gate_a,
-                                 std::span<const double> gate_x, std::span<const double> lambda,
-                                 std::span<const double> h0) {
+RglruForwardResult rglru_forward(const RglruShape& shape, std::span<const double> x,
+                                 std::span<const double> gate_a, std::span<const double> gate_x,
+                                 std::span<const double> lambda, std::span<const double> h0) {
     check_rglru("reference::rglru_forward", shape, x, gate_a, gate_x, lambda, h0);
     const auto rows = static_cast<std::size_t>(shape.batch * shape.channels);
     const auto L = static_cast<std::size_t>(shape.length);
@@ -42,9 +42,10 @@ RglruForwardResult rglru_forward(const RglruShape& shape, std::span<const double
     return out;
 }
 
-RglruGradients rglru_backward(const RglruShape& shape, std::span<const double> x, std::span<const double> gate_a,
-                              std::span<const double> gate_x, std::span<const double> lambda,
-                              std::span<const double> h0, std::span<const double> h, std::span<const double> dh,
+RglruGradients rglru_backward(const RglruShape& shape, std::span<const double> x,
+                              std::span<const double> gate_a, std::span<const double> gate_x,
+                              std::span<const double> lambda, std::span<const double> h0,
+                              std::span<const double> h, std::span<const double> dh,
                               std::span<const double> dh_last) {
     const char* call = "reference::rglru_backward";
     check_rglru(call, shape, x, gate_a, gate_x, lambda, h0);
@@ -54,8 +55,8 @@ RglruGradients rglru_backward(const RglruShape& shape, std::span<const double> x
     if (!dh_last.empty()) check_size(call, "dh_last", dh_last.size(), static_cast<std::int64_t>(rows));
     const auto L = static_cast<std::size_t>(shape.length);
     const auto R = static_cast<std::size_t>(shape.channels);
-    RglruGradients g{std::vector<double>(x.size()), std::vector<double>(x.size()), std::vector<double>(x.size()),
-                     std::vector<double>(R), std::vector<double>(rows)};
+    RglruGradients g{std::vector<double>(x.size()), std::vector<double>(x.size()),
+                     std::vector<double>(x.size()), std::vector<double>(R), std::vector<double>(rows)};
     for (std::size_t s = 0; s < rows; ++s) {
         const double lam = lambda[s % R];
         const double sp = rglru::softplus(lam);

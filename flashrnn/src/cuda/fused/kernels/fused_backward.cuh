@@ -13,7 +13,8 @@
 
 namespace flashrnn::fused {
 
-extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_backward(const __grid_constant__ BackwardParams p) {
+extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
+    fused_backward(const __grid_constant__ BackwardParams p) {
     extern __shared__ __align__(16) unsigned char shared[];
     const TensorLayouts l = compiled_layouts(p.layouts);
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
@@ -31,7 +32,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
     // R^T: block row = state unit j, k = gate block * DH + gate unit (the gate slots' order, so that
-    // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit, j].
+    // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit,
+    // j].
     Product product;
     product.load(
         [&](int row, int k) {
@@ -66,7 +68,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             for (int s = 0; s < S; ++s) {
                 in.previous[item][s] = load ? states[l.sequence.offset(s, t - 1, it.b, h, it.d)] : zero;
                 in.next[item][s] = load ? states[l.sequence.offset(s, t, it.b, h, it.d)] : zero;
-                in.upstream[item][s] = load && d_states ? d_states[l.sequence.offset(s, t, it.b, h, it.d)] : zero;
+                in.upstream[item][s] =
+                    load && d_states ? d_states[l.sequence.offset(s, t, it.b, h, it.d)] : zero;
             }
         }
     };
@@ -106,14 +109,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                 carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
 #pragma unroll
             for (int k = 0; k < Cell::num_input_gates; ++k)
-                d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] = from_float(d_gate[Cell::gate_of_input_row(k)]);
+                d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] =
+                    from_float(d_gate[Cell::gate_of_input_row(k)]);
 #pragma unroll
             for (int slot = 0; slot < G; ++slot) {
                 const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
                 d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
                 if (slot >= G_REC) continue;
                 sent[item][slot] = out;
-                if (!Traits::cooperative) operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
+                if (!Traits::cooperative)
+                    operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
             }
         }
         if (!through_r_flows) continue;
@@ -127,7 +132,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                     const PointwiseItem it(item, place);
 #pragma unroll
                     for (int slot = 0; slot < G_REC; ++slot)
-                        exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot], it.live);
+                        exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot],
+                                      it.live);
                 }
                 exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
             } else {

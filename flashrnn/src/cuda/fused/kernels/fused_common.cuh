@@ -42,8 +42,12 @@ template <> struct ElementOf<2> {
     static __device__ __half from_float(float x) { return __float2half_rn(x); }
 };
 using Element = typename ElementOf<Traits::dtype>::type;
-__device__ inline float to_float(Element x) { return ElementOf<Traits::dtype>::to_float(x); }
-__device__ inline Element from_float(float x) { return ElementOf<Traits::dtype>::from_float(x); }
+__device__ inline float to_float(Element x) {
+    return ElementOf<Traits::dtype>::to_float(x);
+}
+__device__ inline Element from_float(float x) {
+    return ElementOf<Traits::dtype>::from_float(x);
+}
 
 constexpr int kWarp = 32;
 constexpr bool kTf32 = Traits::dtype == 0;
@@ -74,8 +78,10 @@ __device__ inline unsigned to_tf32(float x) {
 }
 
 __device__ inline OperandElement to_operand(float x) {
-    if constexpr (kTf32) return __uint_as_float(to_tf32(x));
-    else return from_float(x);
+    if constexpr (kTf32)
+        return __uint_as_float(to_tf32(x));
+    else
+        return from_float(x);
 }
 
 // Two elements in one 32-bit register, the lower column in the low half (the fragments' order).
@@ -111,7 +117,8 @@ template <class ElementAt> __device__ inline uint4 a_fragment(int lane, ElementA
 // The B fragment of k tile `k_tile` and batch tile `batch_tile` from the operand buffer [row][k].
 __device__ inline uint2 b_fragment(const OperandElement* operand, int lane, int k_tile, int batch_tile) {
     const int group = lane >> 2, quad = lane & 3;
-    const OperandElement* row = operand + (batch_tile * Traits::mma_n + group) * kOperandStride + k_tile * Traits::mma_k;
+    const OperandElement* row =
+        operand + (batch_tile * Traits::mma_n + group) * kOperandStride + k_tile * Traits::mma_k;
     uint2 f;
     if constexpr (kTf32) {
         f.x = __float_as_uint(row[quad]);
@@ -149,7 +156,8 @@ constexpr int kOperandLookahead = 4; // k tiles whose operand fragments may be l
 // batch tile, into the fp32 partial products [k warp][batch row][row]. R's tiles: the first
 // k_tiles_in_registers of each of the warp's row tiles in `registers`, the rest in shared memory.
 struct Product {
-    uint4 registers[Traits::row_tiles_per_warp][Traits::k_tiles_in_registers > 0 ? Traits::k_tiles_in_registers : 1];
+    uint4 registers[Traits::row_tiles_per_warp]
+                   [Traits::k_tiles_in_registers > 0 ? Traits::k_tiles_in_registers : 1];
     const uint4* shared_tiles; // this warp's tiles in shared memory, [row tile][tile][lane]
     int lane, row_warp, k_warp;
 
@@ -160,8 +168,8 @@ struct Product {
     // Loads R once: a(row, k) is the element at the block's row and k (0 outside the matrix); the
     // tiles not held in registers go to the warp's part of the block's R tiles in shared memory.
     template <class BlockElement> __device__ void load(BlockElement a, uint4* block_shared_tiles) {
-        uint4* warp_shared_tiles =
-            block_shared_tiles + threadIdx.x / kWarp * Traits::row_tiles_per_warp * Traits::k_tiles_in_shared_memory * kWarp;
+        uint4* warp_shared_tiles = block_shared_tiles + threadIdx.x / kWarp * Traits::row_tiles_per_warp *
+                                                            Traits::k_tiles_in_shared_memory * kWarp;
 #pragma unroll
         for (int i = 0; i < Traits::row_tiles_per_warp; ++i) {
             const int row_tile = row_warp + i * Traits::row_warps;
@@ -171,9 +179,12 @@ struct Product {
                 const uint4 f = a_fragment(lane, [&](int r, int k) {
                     return a(row_tile * Traits::mma_m + r, k_tile * Traits::mma_k + k);
                 });
-                if (j < Traits::k_tiles_in_registers) registers[i][j] = f;
+                if (j < Traits::k_tiles_in_registers)
+                    registers[i][j] = f;
                 else if (Traits::k_tiles_in_shared_memory > 0)
-                    warp_shared_tiles[(i * Traits::k_tiles_in_shared_memory + (j - Traits::k_tiles_in_registers)) * kWarp +
+                    warp_shared_tiles[(i * Traits::k_tiles_in_shared_memory +
+                                       (j - Traits::k_tiles_in_registers)) *
+                                          kWarp +
                                       lane] = f;
             }
         }
@@ -197,7 +208,9 @@ struct Product {
                 const uint4 a = j < Traits::k_tiles_in_registers
                                     ? registers[i][j < Traits::k_tiles_in_registers ? j : 0]
                                     : shared_tiles[(i * Traits::k_tiles_in_shared_memory +
-                                                    (j - Traits::k_tiles_in_registers)) * kWarp + lane];
+                                                    (j - Traits::k_tiles_in_registers)) *
+                                                       kWarp +
+                                                   lane];
 #pragma unroll
                 for (int n = 0; n < Traits::batch_tiles_per_block; ++n)
                     mma(acc[n], a, b_fragment(operand, lane, k_tile, n));
@@ -230,7 +243,8 @@ __device__ inline float product_at(const float* partials, int batch_row, int row
 
 // A load through L2 (not L1): for rows other blocks may have written.
 __device__ inline float load_through_l2(const Element* p) {
-    if constexpr (Traits::dtype == 0) return __ldcg(reinterpret_cast<const float*>(p));
+    if constexpr (Traits::dtype == 0)
+        return __ldcg(reinterpret_cast<const float*>(p));
     else {
         const unsigned short bits = __ldcg(reinterpret_cast<const unsigned short*>(p));
         Element x;
@@ -245,7 +259,8 @@ __device__ inline float load_through_l2(const Element* p) {
 // 16-bit elements go with cp.async straight into shared memory (all of them in flight), fp32
 // (rounded to tf32 on the way) and unaligned rows through registers, 16 bytes and a few loads per
 // thread at a time. The caller's __syncthreads makes the copy visible to the block.
-template <int kLength, class Source> __device__ inline void gather_rows(OperandElement* operand, Source source) {
+template <int kLength, class Source>
+__device__ inline void gather_rows(OperandElement* operand, Source source) {
     constexpr int kVector = 16 / sizeof(Element), kVectorsPerRow = kLength / kVector;
     constexpr int kVectors = kBatchRows * kVectorsPerRow;
     auto aligned = [](const Element* at) { return reinterpret_cast<unsigned long long>(at) % 16 == 0; };
@@ -262,7 +277,8 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
                              : "memory");
             } else {
 #pragma unroll
-                for (int e = 0; e < kVector; ++e) target[e] = to_operand(load_through_l2(row + k + e));
+                for (int e = 0; e < kVector; ++e)
+                    target[e] = to_operand(load_through_l2(row + k + e));
             }
         }
         asm volatile("cp.async.wait_all;" ::: "memory");
@@ -277,7 +293,8 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
                 const Element* row = index < kVectors ? source(index / kVectorsPerRow) : nullptr;
                 const Element* at = row + index % kVectorsPerRow * kVector;
                 vector_ok[j] = row && aligned(at);
-                packets[j] = vector_ok[j] ? __ldcg(reinterpret_cast<const uint4*>(at)) : make_uint4(0, 0, 0, 0);
+                packets[j] =
+                    vector_ok[j] ? __ldcg(reinterpret_cast<const uint4*>(at)) : make_uint4(0, 0, 0, 0);
             }
 #pragma unroll
             for (int j = 0; j < kInFlight; ++j) {
@@ -296,7 +313,8 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
     } else {
         for (int index = threadIdx.x; index < kBatchRows * kLength; index += Traits::threads_per_block) {
             const int n = index / kLength, k = index % kLength;
-            if (const Element* row = source(n)) operand[n * kOperandStride + k] = to_operand(load_through_l2(row + k));
+            if (const Element* row = source(n))
+                operand[n * kOperandStride + k] = to_operand(load_through_l2(row + k));
         }
     }
 }
@@ -313,7 +331,8 @@ template <int kLength, class Source> __device__ inline void gather_rows(OperandE
 constexpr bool kCompiledSizes = Traits::compile_time_sizes && kItems <= 2;
 __device__ inline TensorLayouts compiled_layouts(const TensorLayouts& given) {
     if constexpr (!kCompiledSizes) return given;
-    const long long T = given.sequence.time_steps, B = Traits::batch, NH = Traits::heads, DH = Traits::head_dim;
+    const long long T = given.sequence.time_steps, B = Traits::batch, NH = Traits::heads,
+                    DH = Traits::head_dim;
     TensorLayouts l;
     l.gate_inputs = {T, B, Cell::num_input_gates, NH, DH, given.gate_inputs.batch_first};
     l.recurrent_weights = {G_REC, NH, DH};

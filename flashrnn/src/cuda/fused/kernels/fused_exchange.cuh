@@ -27,7 +27,8 @@ template <int kLength> struct StepExchange {
     static constexpr int kRowWords = kLength / kValuesPerWord;
     static constexpr int kRowVectors = kRowWords / 2; // 16-byte loads of two words
     // A split head splits on whole mma tiles of rows, which makes both hold (fused_tiling.cpp).
-    static_assert(!Traits::tagged_exchange || kLength % (2 * kValuesPerWord) == 0, "an exchanged row is whole 16-byte vectors");
+    static_assert(!Traits::tagged_exchange || kLength % (2 * kValuesPerWord) == 0,
+                  "an exchanged row is whole 16-byte vectors");
     static_assert(!Traits::tagged_exchange || kValuesPerWord == 1 || kUnits % 2 == 0,
                   "a block sends whole words: an even number of units");
 
@@ -51,7 +52,8 @@ template <int kLength> struct StepExchange {
             bits = __float_as_uint(value);
         }
         const unsigned long long word = (unsigned long long)number << 32 | bits;
-        unsigned long long* at = words + ((number & 1) * kBatchRows + n) * kRowWords + column / kValuesPerWord;
+        unsigned long long* at =
+            words + ((number & 1) * kBatchRows + n) * kRowWords + column / kValuesPerWord;
         asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(at), "l"(word) : "memory");
     }
 
@@ -62,7 +64,8 @@ template <int kLength> struct StepExchange {
         constexpr int kVectors = kBatchRows * kRowVectors;
         constexpr int kPerThread = (kVectors + Traits::threads_per_block - 1) / Traits::threads_per_block;
         constexpr int kInFlight = kPerThread < 8 ? kPerThread : 8;
-        const ulonglong2* slot = reinterpret_cast<const ulonglong2*>(words + (number & 1) * kBatchRows * kRowWords);
+        const ulonglong2* slot =
+            reinterpret_cast<const ulonglong2*>(words + (number & 1) * kBatchRows * kRowWords);
         for (int first = threadIdx.x; first < kVectors; first += kInFlight * Traits::threads_per_block) {
             ulonglong2 v[kInFlight];
             bool wanted[kInFlight];
@@ -100,7 +103,10 @@ template <int kLength> struct StepExchange {
   private:
     static __device__ ulonglong2 load(const ulonglong2* at) {
         ulonglong2 v;
-        asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(at) : "memory");
+        asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];"
+                     : "=l"(v.x), "=l"(v.y)
+                     : "l"(at)
+                     : "memory");
         return v;
     }
 };

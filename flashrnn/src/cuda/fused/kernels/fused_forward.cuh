@@ -12,7 +12,8 @@
 
 namespace flashrnn::fused {
 
-extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused_forward(const __grid_constant__ ForwardParams p) {
+extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
+    fused_forward(const __grid_constant__ ForwardParams p) {
     extern __shared__ __align__(16) unsigned char shared[];
     const TensorLayouts l = compiled_layouts(p.layouts);
     const Element* wx = static_cast<const Element*>(p.gate_inputs);
@@ -43,7 +44,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
             const PointwiseItem it(item, place);
 #pragma unroll
             for (int k = 0; k < Cell::num_input_gates; ++k)
-                in[item][k] = it.live && t < T ? wx[l.gate_inputs.offset(t, it.b, k, h, it.d)] : from_float(0.0f);
+                in[item][k] =
+                    it.live && t < T ? wx[l.gate_inputs.offset(t, it.b, k, h, it.d)] : from_float(0.0f);
         }
     };
 
@@ -79,7 +81,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
     if (Traits::cooperative) // the initial state of every unit, as given (after the zeroing's barrier)
         gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
             const int b = place.batch_base + n;
-            return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0) : nullptr;
+            return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
+                             : nullptr;
         });
     __syncthreads();
 
@@ -124,14 +127,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1) fused
                 cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
                 const Element out = from_float(next[s]);
                 states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
-                if (p.last_state && t + 1 == T) static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
+                if (p.last_state && t + 1 == T)
+                    static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
                 if (s == 0) sent[item] = out;
             }
             if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
             if (p.gate_cache) {
 #pragma unroll
                 for (int slot = 0; slot < G; ++slot)
-                    p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] = pre[alternating::gate_of_slot<Cell>(slot)];
+                    p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] =
+                        pre[alternating::gate_of_slot<Cell>(slot)];
             }
         }
 

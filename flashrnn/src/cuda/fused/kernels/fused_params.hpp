@@ -12,8 +12,8 @@ namespace flashrnn::fused {
 // [T, B, NH, slots, DH], the gates in slot order (cuda/alternating/gate_slots.hpp).
 struct GateSlotsLayout {
     LayoutIndex batch, heads, slots, head_dim;
-    FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex t, LayoutIndex b, LayoutIndex h, LayoutIndex slot,
-                                                      LayoutIndex d) const {
+    FLASHRNN_HOST_DEVICE constexpr LayoutIndex offset(LayoutIndex t, LayoutIndex b, LayoutIndex h,
+                                                      LayoutIndex slot, LayoutIndex d) const {
         return (((t * batch + b) * heads + h) * slots + slot) * head_dim + d;
     }
 };
@@ -23,8 +23,8 @@ struct TensorLayouts {
     GateInputsLayout gate_inputs;
     RecurrentWeightsLayout recurrent_weights;
     BiasLayout bias;
-    StatesLayout single;           // initial states, last state and their gradients
-    StateSequenceLayout sequence;  // all states and their gradient
+    StatesLayout single;          // initial states, last state and their gradients
+    StateSequenceLayout sequence; // all states and their gradient
     GateSlotsLayout gate_slots;
 };
 
@@ -34,27 +34,27 @@ struct ForwardParams {
     const void* recurrent_weights;
     const void* bias;
     const void* initial_states;
-    void* states;                  // out
-    void* last_state;              // out, or null
-    float* gate_cache;             // out (fp32), or null
-    unsigned long long* exchange;  // zeroed; the step exchange of the groups that split a head
-    int head_offset;               // the first head of this launch
+    void* states;                 // out
+    void* last_state;             // out, or null
+    float* gate_cache;            // out (fp32), or null
+    unsigned long long* exchange; // zeroed; the step exchange of the groups that split a head
+    int head_offset;              // the first head of this launch
 };
 
 struct BackwardParams {
     TensorLayouts layouts;
     const void* recurrent_weights;
-    const void* states;            // the forward's
-    const float* gate_cache;       // the forward's (fp32)
-    const void* d_states;          // upstream, or null
-    const void* d_last_state;      // upstream, or null
-    void* d_gate_inputs;           // out, layout of Wx
-    void* d_gates;                 // out, gate slots layout (for dR and db)
-    void* d_initial_states;        // out
+    const void* states;       // the forward's
+    const float* gate_cache;  // the forward's (fp32)
+    const void* d_states;     // upstream, or null
+    const void* d_last_state; // upstream, or null
+    void* d_gate_inputs;      // out, layout of Wx
+    void* d_gates;            // out, gate slots layout (for dR and db)
+    void* d_initial_states;   // out
     unsigned long long* exchange;
     int head_offset;
     alternating::RecurrentGradientPolicy policy;
-    int cut;                       // no gradient through R
+    int cut; // no gradient through R
 };
 
 // The step exchange of a group of blocks that split a head (fused_exchange.cuh), in 64-bit words.
@@ -71,7 +71,9 @@ template <class Traits> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_
 
 // Elements of padding after each batch row of the operand buffer: rows then start 16 bytes apart
 // modulo 128, so the eight rows a B fragment reads fall on different banks.
-template <class Traits> FLASHRNN_HOST_DEVICE constexpr int operand_padding(const Traits& t) { return t.element_bytes == 4 ? 4 : 8; }
+template <class Traits> FLASHRNN_HOST_DEVICE constexpr int operand_padding(const Traits& t) {
+    return t.element_bytes == 4 ? 4 : 8;
+}
 
 // The dynamic shared memory of one block, in this order (all offsets multiples of 16 bytes):
 // R tiles not held in registers (one 16-byte fragment per lane), the operand (the previous state
@@ -83,11 +85,15 @@ struct SharedLayout {
     long long r_tiles, operand, partials, states, bias, total;
 };
 
-FLASHRNN_HOST_DEVICE constexpr long long round_up_16(long long bytes) { return (bytes + 15) / 16 * 16; }
+FLASHRNN_HOST_DEVICE constexpr long long round_up_16(long long bytes) {
+    return (bytes + 15) / 16 * 16;
+}
 
-template <class Traits> FLASHRNN_HOST_DEVICE constexpr SharedLayout shared_layout(const Traits& t, bool forward) {
+template <class Traits>
+FLASHRNN_HOST_DEVICE constexpr SharedLayout shared_layout(const Traits& t, bool forward) {
     const long long batch_rows = (long long)t.batch_tiles_per_block * t.mma_n;
-    const long long r_bytes = (long long)t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory * 32 * 16;
+    const long long r_bytes =
+        (long long)t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory * 32 * 16;
     const long long operand_bytes =
         ((long long)t.k_tiles_per_block * t.mma_k + operand_padding(t)) * batch_rows * t.element_bytes;
     const long long partial_bytes = 4LL * t.k_warps * batch_rows * t.row_tiles_per_block * t.mma_m;
