@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "flashrnn/device_tensor.hpp"
 #include "flashrnn/flashrnn.hpp"
-#include "flashrnn/fused.hpp"
+#include "flashrnn/rnn/fused.hpp"
 #include "gpu_bench.hpp"
+#include "testing/device_tensor.hpp"
 
 namespace {
 
@@ -65,32 +65,14 @@ struct CapturedGraph {
     void replay(cudaStream_t stream) const { cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }
 };
 
-// A backend as the benchmark calls it (the two share their signatures and argument structs).
+// A backend as the benchmark calls it: rnn::forward / rnn::backward with Options::backend.
 struct Backend {
     const char* name;
-    std::size_t (*forward_workspace_bytes)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
-    std::size_t (*backward_workspace_bytes)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
-    void (*forward)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType,
-                    const flashrnn::alternating::ForwardArgs&, void*, std::size_t, flashrnn::Stream);
-    void (*backward)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType,
-                     const flashrnn::alternating::BackwardArgs&, flashrnn::RecurrentGradient, void*,
-                     std::size_t, flashrnn::Stream);
-    // Compiles what the calls need before they are timed (null: nothing to prepare).
-    void (*prepare)(flashrnn::Cell, const flashrnn::ProblemShape&, flashrnn::DType);
+    flashrnn::rnn::Backend backend;
 };
 
-const Backend kAlternating{"alternating",
-                           flashrnn::alternating::forward_workspace_bytes,
-                           flashrnn::alternating::backward_workspace_bytes,
-                           flashrnn::alternating::forward,
-                           flashrnn::alternating::backward,
-                           nullptr};
-const Backend kFused{"fused",
-                     flashrnn::fused::forward_workspace_bytes,
-                     flashrnn::fused::backward_workspace_bytes,
-                     flashrnn::fused::forward,
-                     flashrnn::fused::backward,
-                     flashrnn::fused::prepare};
+const Backend kAlternating{"alternating", flashrnn::rnn::Backend::alternating};
+const Backend kFused{"fused", flashrnn::rnn::Backend::fused};
 
 // Elements of each tensor of one problem.
 struct Counts {
@@ -100,15 +82,10 @@ struct Counts {
 Counts counts_of(flashrnn::Cell cell, const flashrnn::ProblemShape& shape) {
     using namespace flashrnn;
     const CellInfo info = cell_info(cell);
-    auto count = [](const std::vector<NamedExtent>& extents) {
-        std::size_t n = 1;
-        for (const NamedExtent& e : extents)
-            n *= static_cast<std::size_t>(e.size);
-        return n;
-    };
+    auto count = [](const NamedShape& named) { return static_cast<std::size_t>(named.sizes().product()); };
     return {count(gate_inputs_shape(info, shape)),    count(recurrent_weights_shape(info, shape)),
             count(bias_shape(info, shape)),           count(states_shape(info, shape)),
-            count(state_sequence_shape(info, shape)), alternating::gate_cache_elements(cell, shape)};
+            count(state_sequence_shape(info, shape)), rnn::gate_cache_elements({cell, DType::fp32, shape})};
 }
 
 // The tensors of one problem, random, shared by the backends measured on it.
@@ -168,35 +145,48 @@ void measure_graph_capture(const std::function<void()>& inference, const std::fu
 Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
             const flashrnn::ProblemShape& shape, Tensors& t, int runs, cudaStream_t stream) {
     using namespace flashrnn;
-    if (backend.prepare) backend.prepare(cell, shape, dtype);
-    const std::size_t fw_bytes = backend.forward_workspace_bytes(cell, shape, dtype);
-    const std::size_t bw_bytes = backend.backward_workspace_bytes(cell, shape, dtype);
+    const rnn::Problem problem{cell, dtype, shape};
+    const rnn::Options options{backend.backend};
+    if (backend.backend == rnn::Backend::fused) fused::prepare(problem); // NVRTC, not timed
+    const std::size_t fw_bytes = rnn::forward_workspace_bytes(problem, options);
+    const std::size_t bw_bytes = rnn::backward_workspace_bytes(problem, options);
     Buffer fw(fw_bytes), bw(bw_bytes);
-
-    auto inference = [&] {
-        backend.forward(cell, shape, dtype,
-                        {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, nullptr},
-                        fw.data, fw_bytes, stream);
+    const CellInfo info = cell_info(cell);
+    auto view = [&](const Buffer& buffer, const NamedShape& s) {
+        return TensorView{buffer.data, dtype, s.sizes()};
     };
+    const TensorView cache{t.cache.data, DType::fp32, {static_cast<std::int64_t>(t.n.cache)}};
+    auto forward_args = [&](bool with_cache, void* workspace) {
+        return rnn::ForwardArgs{view(t.wx, gate_inputs_shape(info, shape)),
+                                view(t.r, recurrent_weights_shape(info, shape)),
+                                view(t.b, bias_shape(info, shape)),
+                                view(t.s0, states_shape(info, shape)),
+                                view(t.states, state_sequence_shape(info, shape)),
+                                view(t.last, states_shape(info, shape)),
+                                with_cache ? cache : TensorView{},
+                                {workspace, fw_bytes}};
+    };
+    const rnn::BackwardArgs backward_args{view(t.r, recurrent_weights_shape(info, shape)),
+                                          view(t.states, state_sequence_shape(info, shape)),
+                                          cache,
+                                          view(t.d_states, state_sequence_shape(info, shape)),
+                                          {},
+                                          view(t.d_wx, gate_inputs_shape(info, shape)),
+                                          view(t.d_r, recurrent_weights_shape(info, shape)),
+                                          view(t.d_b, bias_shape(info, shape)),
+                                          view(t.d_s0, states_shape(info, shape)),
+                                          {bw.data, bw_bytes}};
+
+    auto inference = [&] { rnn::forward(problem, forward_args(false, fw.data), options, stream); };
     auto training = [&] {
-        backend.forward(cell, shape, dtype,
-                        {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, t.cache.data},
-                        fw.data, fw_bytes, stream);
-        backend.backward(cell, shape, dtype,
-                         {t.r.data, t.states.data, t.cache.data, t.d_states.data, nullptr, t.d_wx.data,
-                          t.d_r.data, t.d_b.data, t.d_s0.data},
-                         RecurrentGradient::full(), bw.data, bw_bytes, stream);
+        rnn::forward(problem, forward_args(true, fw.data), options, stream);
+        rnn::backward(problem, backward_args, options, stream);
     };
     Row row{};
     if (&backend == &kAlternating)
         measure_graph_capture(
             inference, training,
-            [&](void* workspace) {
-                backend.forward(
-                    cell, shape, dtype,
-                    {t.wx.data, t.r.data, t.b.data, t.s0.data, t.states.data, t.last.data, nullptr},
-                    workspace, fw_bytes, stream);
-            },
+            [&](void* workspace) { rnn::forward(problem, forward_args(false, workspace), options, stream); },
             fw_bytes, runs, stream, row);
     row.forward_ms = median_ms(inference, runs, 3, stream);
     row.training_ms = median_ms(training, runs, 2, stream);
@@ -285,7 +275,7 @@ int main(int argc, char** argv) {
                 Row row;
                 try {
                     row = measure(*backend, cell, dtype, shape, tensors, runs, stream);
-                } catch (const flashrnn::FusedTilingError& e) { // this GPU has no configuration for the shape
+                } catch (const flashrnn::TilingError& e) { // this GPU has no configuration for the shape
                     std::printf("no configuration: %s\n", e.what());
                     continue;
                 }

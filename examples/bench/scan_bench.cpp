@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "flashrnn/linrec.hpp"
-#include "flashrnn/rglru.hpp"
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/scan/linrec.hpp"
+#include "flashrnn/scan/rglru.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 #include "gpu_bench.hpp"
 #include "l2_flush.hpp"
 
@@ -151,8 +151,13 @@ int main(int argc, char** argv) {
         for (long long length : lengths) {
             const ScanShape shape{rows, length};
             const double elements = static_cast<double>(rows) * static_cast<double>(length);
-            auto rows_of = [&](int t) { return Rows{buffers[static_cast<std::size_t>(t)]->data, length}; };
-            auto in = [&](int t) { return ConstRows{buffers[static_cast<std::size_t>(t)]->data, length}; };
+            // Dense [rows, length] views of the buffers.
+            auto rows_of = [&](int t) {
+                return TensorView{buffers[static_cast<std::size_t>(t)]->data, dtype, {rows, length}};
+            };
+            auto in = [&](int t) {
+                return ConstTensorView{buffers[static_cast<std::size_t>(t)]->data, dtype, {rows, length}};
+            };
             auto bench = [&](const std::string& kernel, const std::string& variant, const std::string& config,
                              int tensors, const std::function<void()>& call, int n) {
                 const double ms = time_ms(call, n);
@@ -164,29 +169,31 @@ int main(int argc, char** argv) {
                     const std::string kernel = backward ? "linrec.b" : "linrec.f";
                     const int tensors =
                         tensors_moved(backward ? ScanKernel::linrec_backward : ScanKernel::linrec_forward);
-                    auto run = [&](const LinrecOptions& options) {
+                    const linrec::Problem problem{dtype, shape};
+                    const linrec::ForwardArgs forward_args{in(0), in(1), rows_of(2)};
+                    const linrec::BackwardArgs backward_args{in(0), in(1), in(2), rows_of(3), rows_of(4)};
+                    auto run = [&](const linrec::Options& options) {
                         if (backward)
-                            linrec_backward(dtype, shape, in(0), in(1), in(2), rows_of(3), rows_of(4), false,
-                                            nullptr, options);
+                            linrec::backward(problem, backward_args, options, nullptr);
                         else
-                            linrec_forward(dtype, shape, in(0), in(1), rows_of(2), false, nullptr, options);
+                            linrec::forward(problem, forward_args, options, nullptr);
                     };
                     for (const std::string& variant_name : variants) {
-                        const LinrecVariant variant = parse_linrec_variant(variant_name);
-                        if (variant == LinrecVariant::ref && length > 4096) continue; // minutes per run
-                        if (variant == LinrecVariant::tile && length > 4096) continue;
-                        std::string config = variant == LinrecVariant::ref ? "one thread per row" : "";
-                        if (variant == LinrecVariant::automatic || variant == LinrecVariant::pipe ||
-                            variant == LinrecVariant::tile)
-                            config = variant == LinrecVariant::tile
+                        const linrec::Variant variant = linrec::parse_variant(variant_name);
+                        if (variant == linrec::Variant::ref && length > 4096) continue; // minutes per run
+                        if (variant == linrec::Variant::tile && length > 4096) continue;
+                        std::string config = variant == linrec::Variant::ref ? "one thread per row" : "";
+                        if (variant == linrec::Variant::automatic || variant == linrec::Variant::pipe ||
+                            variant == linrec::Variant::tile)
+                            config = variant == linrec::Variant::tile
                                          ? "model (tile)"
-                                         : describe(linrec_config(dtype, shape, backward, true));
+                                         : describe(linrec::config(problem, backward, true));
                         bench(
                             kernel, variant_name, config, tensors,
                             [&] {
                                 run({variant, std::nullopt});
                             },
-                            variant == LinrecVariant::ref ? 3 : runs);
+                            variant == linrec::Variant::ref ? 3 : runs);
                     }
                     if (sweep) {
                         double best_ms = 1e30;
@@ -197,7 +204,7 @@ int main(int argc, char** argv) {
                                     const ScanConfig c{e, t, a};
                                     const double ms = time_ms(
                                         [&] {
-                                            run({LinrecVariant::pipe, c});
+                                            run({linrec::Variant::pipe, c});
                                         },
                                         std::max(5, runs / 4));
                                     if (ms < best_ms) best_ms = ms, best = c;
@@ -213,27 +220,27 @@ int main(int argc, char** argv) {
             }
             if (std::find(kernels.begin(), kernels.end(), "rglru") != kernels.end() && rows % 100 == 0 &&
                 dtype != DType::fp16) {
-                const RglruShape rshape{rows / 100, 100, length};
-                RglruForwardArgs f{in(0),   in(1),      in(2),   static_cast<const float*>(lambda.data),
-                                   nullptr, rows_of(3), nullptr, std::nullopt};
-                RglruBackwardArgs b{
-                    in(0),      in(1),       in(2),      static_cast<const float*>(lambda.data),
-                    nullptr,    in(3),       in(4),      nullptr,
-                    rows_of(5), rows_of(6),  rows_of(7), static_cast<float*>(d_lambda.data),
-                    nullptr,    std::nullopt};
+                const rglru::Problem rproblem{dtype, {rows / 100, 100, length}};
+                const ConstTensorView lambda_view{lambda.data, DType::fp32, {100}};
+                const rglru::ForwardArgs f{in(0), in(1), in(2), lambda_view, {}, rows_of(3), {}};
+                const rglru::BackwardArgs b{
+                    in(0), in(1), in(2),      lambda_view, {},         in(3),
+                    in(4), {},    rows_of(5), rows_of(6),  rows_of(7), {d_lambda.data, DType::fp32, {100}},
+                    {}};
+                rglru::Options options;
                 const int forward_tensors = tensors_moved(ScanKernel::rglru_forward);
                 const int backward_tensors = tensors_moved(ScanKernel::rglru_backward);
                 bench(
                     "rglru.f", "fused", "", forward_tensors,
-                    [&] { rglru_forward(dtype, rshape, f, nullptr); }, runs);
+                    [&] { rglru::forward(rproblem, f, options, nullptr); }, runs);
                 bench(
                     "rglru.b", "fused", "", backward_tensors,
-                    [&] { rglru_backward(dtype, rshape, b, nullptr); }, runs);
+                    [&] { rglru::backward(rproblem, b, options, nullptr); }, runs);
                 bench(
                     "rglru.fb", "fused", "", forward_tensors + backward_tensors,
                     [&] {
-                        rglru_forward(dtype, rshape, f, nullptr);
-                        rglru_backward(dtype, rshape, b, nullptr);
+                        rglru::forward(rproblem, f, options, nullptr);
+                        rglru::backward(rproblem, b, options, nullptr);
                     },
                     runs);
                 if (sweep)
@@ -241,15 +248,14 @@ int main(int argc, char** argv) {
                         for (int t : kRglruDomains.threads_per_block)
                             for (ScanAccess a : kRglruDomains.accesses) {
                                 const ScanConfig c{e, t, a};
-                                f.config = c;
-                                b.config = c;
+                                options.config = c;
                                 for (bool backward : {false, true}) {
                                     const double ms = time_ms(
                                         [&] {
                                             if (backward)
-                                                rglru_backward(dtype, rshape, b, nullptr);
+                                                rglru::backward(rproblem, b, options, nullptr);
                                             else
-                                                rglru_forward(dtype, rshape, f, nullptr);
+                                                rglru::forward(rproblem, f, options, nullptr);
                                         },
                                         std::max(5, runs / 4));
                                     const double g = (backward ? backward_tensors : forward_tensors) *

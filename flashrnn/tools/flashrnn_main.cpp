@@ -1,10 +1,10 @@
 // The `flashrnn` command: `tune` shows the configurations the solver picks for a GPU and a problem,
 // `run` runs a cell on random data and times it.
 #include "flashrnn/flashrnn.hpp"
-#include "flashrnn/fused_tiling.hpp"
-#include "flashrnn/pointwise_launch.hpp"
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 #include "run_gpu_backend.hpp"
+#include "tiling/pointwise_launch.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -81,7 +81,7 @@ void no_options_left(const std::map<std::string, std::string>& options) {
 }
 
 // `tune --backend fused`: the fused kernels' traits for both passes and the solver's time, or the
-// limits that conflict (FusedTilingError: exit status 1).
+// limits that conflict (TilingError: exit status 1).
 int tune_fused(const flashrnn::DeviceLimits& limits, flashrnn::Cell cell, std::int64_t heads,
                std::int64_t head_dim, std::int64_t batch, flashrnn::DType dtype) {
     constexpr std::int64_t largest = 1 << 24;
@@ -237,8 +237,11 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         std::fprintf(stderr, "flashrnn: %s\n\n%s", e.what(), kUsage);
         return 2;
-    } catch (const std::invalid_argument& e) {  // unknown cell or preset, impossible shape
+    } catch (const flashrnn::ShapeError& e) {   // an impossible shape or option
         std::fprintf(stderr, "%s\n", e.what()); // the library's messages name their source
+        return 2;
+    } catch (const flashrnn::UnsupportedError& e) { // unknown cell, dtype or preset
+        std::fprintf(stderr, "%s\n", e.what());
         return 2;
     } catch (const std::exception& e) { // no configuration fits, no GPU present
         std::fprintf(stderr, "flashrnn: %s\n", e.what());

@@ -9,8 +9,9 @@
 #include <vector>
 
 #if FLASHRNN_WITH_CUDA
-#include "flashrnn/device_tensor.hpp"
-#include "flashrnn/fused.hpp"
+#include "flashrnn/rnn/fused.hpp"
+#include "testing/device_tensor.hpp"
+#include "testing/rnn_arguments.hpp"
 #endif
 
 namespace flashrnn::tools {
@@ -56,9 +57,11 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     if (!cuda_device_available())
         throw std::runtime_error(std::string("the ") + name_of(backend) +
                                  " backend needs a CUDA device; none is present");
-    const bool fused = backend == GpuBackend::fused;
-    if (fused)
-        fused::prepare(cell, problem, dtype); // NVRTC compiles here (or the cache answers), not in the timing
+    const rnn::Problem rnn_problem{cell, dtype, problem};
+    const rnn::Options options{backend == GpuBackend::fused ? rnn::Backend::fused
+                                                            : rnn::Backend::alternating};
+    if (options.backend == rnn::Backend::fused)
+        fused::prepare(rnn_problem); // NVRTC compiles here (or the cache answers), not in the timing
     const CellInfo info = cell_info(cell);
     std::mt19937_64 rng(42);
     const std::int64_t units_per_step = problem.batch * problem.heads * problem.head_dim;
@@ -79,14 +82,16 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
         *values = rounded_to(dtype, *values);
     DeviceTensor d_wx_in(dtype, wx), d_r(dtype, r), d_b(dtype, b), d_s0(dtype, s0), d_up(dtype, d_states);
     DeviceTensor states(dtype, d_states.size()), last(dtype, s0.size());
-    DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, problem));
+    DeviceTensor cache(DType::fp32, rnn::gate_cache_elements(rnn_problem));
     DeviceTensor d_wx(dtype, wx.size()), d_rw(dtype, r.size()), d_bias(dtype, b.size()),
         d_init(dtype, s0.size());
-    const std::size_t fw_bytes = fused ? fused::forward_workspace_bytes(cell, problem, dtype)
-                                       : alternating::forward_workspace_bytes(cell, problem, dtype);
-    const std::size_t bw_bytes = fused ? fused::backward_workspace_bytes(cell, problem, dtype)
-                                       : alternating::backward_workspace_bytes(cell, problem, dtype);
+    const std::size_t fw_bytes = rnn::forward_workspace_bytes(rnn_problem, options);
+    const std::size_t bw_bytes = rnn::backward_workspace_bytes(rnn_problem, options);
     DeviceTensor fw(DType::fp32, fw_bytes / 4 + 1), bw(DType::fp32, bw_bytes / 4 + 1);
+    const rnn::ForwardArgs forward_args =
+        testing::forward_args(rnn_problem, d_wx_in, d_r, d_b, d_s0, states, &last, &cache, fw);
+    const rnn::BackwardArgs backward_args = testing::backward_args(rnn_problem, d_r, states, cache, &d_up,
+                                                                   nullptr, d_wx, d_rw, d_bias, d_init, bw);
 
     cudaEvent_t start, mid, stop;
     ok(cudaEventCreate(&start), "cudaEventCreate");
@@ -94,22 +99,9 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     ok(cudaEventCreate(&stop), "cudaEventCreate");
     auto pass = [&] {
         ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
-        const alternating::ForwardArgs forward_args{d_wx_in.data(), d_r.data(),  d_b.data(),  d_s0.data(),
-                                                    states.data(),  last.data(), cache.data()};
-        if (fused)
-            fused::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
-        else
-            alternating::forward(cell, problem, dtype, forward_args, fw.data(), fw_bytes, nullptr);
+        rnn::forward(rnn_problem, forward_args, options, nullptr);
         ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
-        const alternating::BackwardArgs backward_args{d_r.data(),  states.data(), cache.data(),
-                                                      d_up.data(), nullptr,       d_wx.data(),
-                                                      d_rw.data(), d_bias.data(), d_init.data()};
-        if (fused)
-            fused::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(),
-                            bw_bytes, nullptr);
-        else
-            alternating::backward(cell, problem, dtype, backward_args, RecurrentGradient::full(), bw.data(),
-                                  bw_bytes, nullptr);
+        rnn::backward(rnn_problem, backward_args, options, nullptr);
         ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
         ok(cudaEventSynchronize(stop), "alternating backend");
     };
@@ -132,7 +124,7 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
                              {r, sizes_of(recurrent_weights_shape(info, problem))},
                              {b, sizes_of(bias_shape(info, problem))},
                              fwd.states.view(),
-                             ConstTensorView{d_states, seq_shape},
+                             ConstHostView{d_states, seq_shape},
                              std::nullopt});
     const double tolerance = dtype == DType::fp32 ? 1e-4 : dtype == DType::fp16 ? 1e-2 : 5e-2;
     const double states_error = relative_error(states.download(), fwd.states.values);

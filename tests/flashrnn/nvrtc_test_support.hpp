@@ -9,8 +9,8 @@
 #include <string>
 #include <system_error>
 
-#include "flashrnn/fused_compiler.hpp"
-#include "flashrnn/fused_tiling.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
 
 namespace flashrnn::testing {
 

@@ -2,6 +2,7 @@
 // float instantiation (what kernels use) against double, and the registry.
 #include <array>
 
+#include "flashrnn/core/error.hpp"
 #include "test_support.hpp"
 
 using namespace flashrnn;
@@ -154,5 +155,5 @@ TEST_CASE("cell registry") {
         CHECK(parse_cell(cell_info(cell).name) == cell);
     CHECK_THROWS_WITH_AS(parse_cell("lstn"),
                          "flashrnn: unknown cell 'lstn' (valid cells: lstm, gru, slstm, elman)",
-                         std::invalid_argument);
+                         UnsupportedError);
 }

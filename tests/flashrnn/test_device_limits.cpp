@@ -4,7 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "flashrnn/device_limits.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
 
 using namespace flashrnn;
 
@@ -79,7 +80,7 @@ TEST_CASE("an unknown preset lists the valid names") {
         preset("h800"),
         "flashrnn: unknown device preset 'h800' (valid presets: h100_sxm, h200, a100_80gb, a40, "
         "rtx3090, l4)",
-        std::invalid_argument);
+        UnsupportedError);
 }
 
 TEST_CASE("the live query reads a GPU or says why it cannot") {
@@ -89,7 +90,7 @@ TEST_CASE("the live query reads a GPU or says why it cannot") {
         CHECK(limits.warp_size == 32);
         CHECK(limits.shared_memory_per_block_optin >= limits.shared_memory_per_block);
         MESSAGE("device 0: ", describe(limits));
-    } catch (const std::runtime_error& error) {
+    } catch (const Error& error) { // DeviceError, or UnsupportedError without CUDA
         CHECK(std::string(error.what()).find("CUDA device 0") != std::string::npos);
         MESSAGE("no GPU query: ", std::string(error.what()));
     }

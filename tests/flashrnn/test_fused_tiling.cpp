@@ -2,7 +2,8 @@
 // here from the traits alone; App. D's preferences show in the answers; impossible sizes explain
 // themselves with numbers; compiler feedback excludes spilling configurations; the table of the
 // largest head dimensions in docs/kernels.md is what the model computes.
-#include "flashrnn/fused_tiling.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
 
 #include <doctest/doctest.h>
 
@@ -167,7 +168,7 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
                                 try {
                                     check_fits(limits, r, choose_fused_tiling(limits, r).traits);
                                     ++solved;
-                                } catch (const FusedTilingError& e) {
+                                } catch (const TilingError& e) {
                                     // Only the largest head may not fit (fp32 with a large batch on
                                     // the smaller GPUs: the state operands outgrow shared memory).
                                     CHECK(head_dim == 768);
@@ -229,17 +230,17 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
             choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 4096, 16)),
             doctest::Contains(
                 "R needs 128.0 MiB of registers and shared memory on this head (4 x 4096 x 4096 x 2 B)"),
-            FusedTilingError);
+            TilingError);
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(h100, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 4096, 16)),
-            doctest::Contains("132 SMs x 483.0 KiB allow 62.3 MiB"), FusedTilingError);
+            doctest::Contains("132 SMs x 483.0 KiB allow 62.3 MiB"), TilingError);
     }
     SUBCASE("the message names the problem and the GPU") {
         try {
             choose_fused_tiling(preset("l4"),
                                 request_of(FusedPass::forward, Cell::slstm, DType::fp32, 1, 2048, 1));
             FAIL("expected no configuration");
-        } catch (const FusedTilingError& e) {
+        } catch (const TilingError& e) {
             const std::string what = e.what();
             CHECK(what.find("forward slstm fp32, NH 1, DH 2048, B 1 on l4") != std::string::npos);
             CHECK(what.find("58 SMs") != std::string::npos);
@@ -248,13 +249,13 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
     SUBCASE("malformed requests") {
         CHECK_THROWS_AS(
             choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 0, 64, 1)),
-            std::invalid_argument);
+            ShapeError);
         DeviceLimits turing = h100;
         turing.compute_capability_major = 7;
         turing.compute_capability_minor = 5;
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(turing, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 64, 1)),
-            doctest::Contains("has no mma.sync for bf16"), std::invalid_argument);
+            doctest::Contains("has no mma.sync for bf16"), UnsupportedError);
     }
 }
 
@@ -300,8 +301,7 @@ TEST_CASE(
         t.r_registers_per_thread = 0;
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(h100, with_feedback(small, {t, 255, 4})),
-            doctest::Contains("the compiler spilled 4 bytes with 0 registers of R per thread"),
-            FusedTilingError);
+            doctest::Contains("the compiler spilled 4 bytes with 0 registers of R per thread"), TilingError);
     }
 }
 

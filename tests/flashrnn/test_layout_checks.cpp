@@ -74,7 +74,7 @@ TEST_CASE("GRU takes 3 gate-input rows and R blocks but 4 bias rows") {
     CHECK_NOTHROW(reference::forward(Cell::gru, shape, in));
 
     std::vector<double> three_rows(6, 0.1);
-    in.bias = ConstTensorView{three_rows, {3, 1, 2}};
+    in.bias = ConstHostView{three_rows, {3, 1, 2}};
     CHECK_THROWS_WITH_AS(
         reference::forward(Cell::gru, shape, in),
         "flashrnn::reference::forward(gru): bias has shape [3, 1, 2], expected [G=4, NH=1, DH=2]",
@@ -87,12 +87,9 @@ TEST_CASE("backward rejects upstream gradients and outputs of the wrong shape") 
     const reference::ForwardResult fwd = problem.forward();
     const reference::ForwardInputs in = problem.inputs();
     std::vector<double> wrong(2 * 2 * 3, 1.0);
-    const reference::BackwardInputs bad_upstream{in.gate_inputs,
-                                                 in.recurrent_weights,
-                                                 in.bias,
-                                                 fwd.states.view(),
-                                                 ConstTensorView{wrong, {2, 2, 1, 3}},
-                                                 std::nullopt};
+    const reference::BackwardInputs bad_upstream{
+        in.gate_inputs, in.recurrent_weights, in.bias, fwd.states.view(), ConstHostView{wrong, {2, 2, 1, 3}},
+        std::nullopt};
     CHECK_THROWS_WITH_AS(reference::backward(Cell::elman, shape, bad_upstream),
                          "flashrnn::reference::backward(elman): d_states has shape [2, 2, 1, 3], expected "
                          "[S=1, T+1=3, B=2, NH=1, DH=3]",

@@ -2,8 +2,9 @@
 // compiling for sm_90 and sm_80, the ptxas register report, hits, misses, corrupt and truncated
 // files, concurrent writers (threads and processes), and the traits of every configuration the
 // solver picks for every preset compiled as C++ by NVRTC.
-#include "flashrnn/cuda_stream.hpp"
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/core/stream.hpp"
 
 #include <doctest/doctest.h>
 
@@ -302,7 +303,7 @@ TEST_CASE("nvrtc: the fused kernels compile for every configuration the solver p
 
 TEST_CASE("nvrtc: without the CUDA toolkit the compiler says so") {
     CHECK_THROWS_WITH_AS(flashrnn::nvrtc_version(), doctest::Contains("built without the CUDA toolkit"),
-                         std::runtime_error);
+                         flashrnn::UnsupportedError);
 }
 
 #endif

@@ -1,6 +1,7 @@
 // The pointwise kernels' launch model: every chosen configuration respects the device and covers
 // the problem exactly; preferences hold; impossible inputs are refused with a message.
-#include "flashrnn/pointwise_launch.hpp"
+#include "flashrnn/core/error.hpp"
+#include "tiling/pointwise_launch.hpp"
 
 #include <doctest/doctest.h>
 
@@ -52,15 +53,15 @@ TEST_CASE("pointwise launch: the widest vector that divides the head, then one v
 
 TEST_CASE("pointwise launch: problems without elements are refused") {
     const DeviceLimits h100 = preset("h100_sxm");
-    CHECK_THROWS_AS(choose_pointwise_launch(h100, {0, 64, 2}), std::invalid_argument);
-    CHECK_THROWS_AS(choose_pointwise_launch(h100, {64, 64, 3}), std::invalid_argument);
+    CHECK_THROWS_AS(choose_pointwise_launch(h100, {0, 64, 2}), ShapeError);
+    CHECK_THROWS_AS(choose_pointwise_launch(h100, {64, 64, 3}), ShapeError);
 }
 
 TEST_CASE("device presets: the short names h100 and a100 are the SXM and 80 GB parts") {
     CHECK(preset("h100").name == preset("h100_sxm").name);
     CHECK(preset("h100").sm_count == 132);
     CHECK(preset("a100").sm_count == 108);
-    CHECK_THROWS_WITH_AS(preset("h800"), doctest::Contains("valid presets: h100_sxm"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(preset("h800"), doctest::Contains("valid presets: h100_sxm"), UnsupportedError);
 }
 
 TEST_CASE(

@@ -1,7 +1,8 @@
 // The scans' launch model: on every preset and for every scan kernel, the chosen configuration is a
 // compiled one and respects the device; vector access only on aligned rows; the tile variant's tile
 // holds the sequence; impossible requests are refused with the reason.
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 #include <doctest/doctest.h>
 
@@ -106,10 +107,10 @@ TEST_CASE("scan launch: the tile variant holds the whole sequence, or says why i
         CHECK(std::int64_t{c.elements_per_thread} * c.threads_per_block >= length);
     }
     CHECK_THROWS_AS(choose_scan_config(h100, ScanKernel::linrec_forward, {10, 100000, 4, true, true}),
-                    std::runtime_error);
+                    TilingError);
     try {
         choose_scan_config(h100, ScanKernel::linrec_forward, {10, 100000, 4, true, true});
-    } catch (const std::runtime_error& e) {
+    } catch (const TilingError& e) {
         CHECK(std::string(e.what()).find("the tile variant holds the whole sequence") != std::string::npos);
     }
 }
@@ -117,13 +118,12 @@ TEST_CASE("scan launch: the tile variant holds the whole sequence, or says why i
 TEST_CASE("scan launch: bad problems are refused with the value") {
     const DeviceLimits a100 = preset("a100");
     CHECK_THROWS_WITH_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {0, 10, 4, true, false}),
-                         doctest::Contains("got 0 sequences of length 10"), std::invalid_argument);
-    CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 0, 4, true, false}),
-                    std::invalid_argument);
+                         doctest::Contains("got 0 sequences of length 10"), ShapeError);
+    CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 0, 4, true, false}), ShapeError);
     CHECK_THROWS_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 2147483648LL, 4, true, false}),
-                    std::invalid_argument);
+                    ShapeError);
     CHECK_THROWS_WITH_AS(choose_scan_config(a100, ScanKernel::linrec_forward, {1, 10, 8, true, false}),
-                         doctest::Contains("got 8"), std::invalid_argument);
+                         doctest::Contains("got 8"), ShapeError);
 }
 
 TEST_CASE("scan launch: the answer does not depend on the number of sequences, which is still checked") {
@@ -132,12 +132,12 @@ TEST_CASE("scan launch: the answer does not depend on the number of sequences, w
     CHECK(choose_scan_config(h100, ScanKernel::rglru_backward, {123456, 3000, 2, true, false}) == few);
     // The same problem with no sequences is refused, although the answer for its length is cached.
     CHECK_THROWS_WITH_AS(choose_scan_config(h100, ScanKernel::rglru_backward, {0, 3000, 2, true, false}),
-                         doctest::Contains("got 0 sequences of length 3000"), std::invalid_argument);
+                         doctest::Contains("got 0 sequences of length 3000"), ShapeError);
 }
 
 TEST_CASE("scan launch: names and descriptions") {
     CHECK(parse_scan_kernel("rglru_backward") == ScanKernel::rglru_backward);
-    CHECK_THROWS_AS(parse_scan_kernel("linrec"), std::invalid_argument);
+    CHECK_THROWS_AS(parse_scan_kernel("linrec"), UnsupportedError);
     CHECK(describe(ScanConfig{8, 256, ScanAccess::vector}) ==
           "8 elements per thread x 256 threads (tile 2048), vector access");
     CHECK(is_compiled(ScanKernel::linrec_forward, {16, 512, ScanAccess::shared}));

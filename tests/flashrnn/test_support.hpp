@@ -24,11 +24,8 @@ inline std::vector<double> uniform(std::size_t count, double lo, double hi, std:
     return values;
 }
 
-inline std::size_t count_of(const std::vector<NamedExtent>& shape) {
-    std::int64_t count = 1;
-    for (const NamedExtent& e : shape)
-        count *= e.size;
-    return static_cast<std::size_t>(count);
+inline std::size_t count_of(const NamedShape& shape) {
+    return static_cast<std::size_t>(shape.sizes().product());
 }
 
 // Random inputs for one cell and problem; never zero. sLSTM normalisers are positive, as the cell
@@ -112,8 +109,8 @@ inline reference::BackwardResult run_backward(const RandomProblem& problem,
     const reference::ForwardInputs in = problem.inputs();
     return reference::backward(problem.cell, problem.shape,
                                {in.gate_inputs, in.recurrent_weights, in.bias, fwd.states.view(),
-                                ConstTensorView{upstream.d_states, upstream.states_shape_},
-                                ConstTensorView{upstream.d_last_state, upstream.last_shape}},
+                                ConstHostView{upstream.d_states, upstream.states_shape_},
+                                ConstHostView{upstream.d_last_state, upstream.last_shape}},
                                policy);
 }
 

@@ -1,5 +1,5 @@
-// What the GPU tests of the recurrent backends share: one backend's entry points (the alternating and
-// the fused backend have the same signatures and argument structs), the alternating tolerances per
+// What the GPU tests of the recurrent backends share: a backend as rnn::forward / rnn::backward run it
+// (Options::backend), the alternating tolerances per
 // dtype, and the check of one cell, dtype, shape and policy against the float64 reference. Outputs
 // are poisoned with NaN before each run (DeviceTensor poisons at creation), so an element no kernel
 // wrote fails the comparison.
@@ -18,8 +18,9 @@
 #include <vector>
 
 #include "device_tensor.hpp"
-#include "flashrnn/alternating.hpp"
+#include "flashrnn/rnn/passes.hpp"
 #include "test_support.hpp"
+#include "testing/rnn_arguments.hpp"
 
 namespace flashrnn::testing {
 
@@ -27,14 +28,13 @@ namespace flashrnn::testing {
 // they share the gate cache's layout.
 struct Backend {
     const char* name;
-    std::size_t (*forward_workspace_bytes)(Cell, const ProblemShape&, DType);
-    std::size_t (*backward_workspace_bytes)(Cell, const ProblemShape&, DType);
-    void (*forward)(Cell, const ProblemShape&, DType, const alternating::ForwardArgs&, void*, std::size_t,
-                    Stream);
-    void (*backward)(Cell, const ProblemShape&, DType, const alternating::BackwardArgs&, RecurrentGradient,
-                     void*, std::size_t, Stream);
+    rnn::Backend backend;
     Tolerance (*forward_tolerance)(DType);
     Tolerance (*backward_tolerance)(DType);
+
+    rnn::Options options(RecurrentGradient policy = RecurrentGradient::full()) const {
+        return {backend, policy};
+    }
 };
 
 // Tolerances of the alternating backend (see Tolerance): fp32 arithmetic throughout for fp32; bf16
@@ -67,13 +67,8 @@ inline Tolerance looser(Tolerance a, Tolerance b) {
     return {std::max(a.abs_tol, b.abs_tol), std::max(a.rel_tol, b.rel_tol)};
 }
 
-inline const Backend alternating_backend{"alternating",
-                                         alternating::forward_workspace_bytes,
-                                         alternating::backward_workspace_bytes,
-                                         alternating::forward,
-                                         alternating::backward,
-                                         alternating_forward_tolerance,
-                                         alternating_backward_tolerance};
+inline const Backend alternating_backend{"alternating", rnn::Backend::alternating,
+                                         alternating_forward_tolerance, alternating_backward_tolerance};
 
 struct Case {
     std::int64_t T, B, NH, DH;
@@ -111,15 +106,15 @@ inline void check_cell(const Backend& forward_backend, const Backend& backward_b
     DeviceTensor wx(dtype, problem.gate_inputs), r(dtype, problem.recurrent_weights), b(dtype, problem.bias),
         s0(dtype, problem.initial_states);
     DeviceTensor states(dtype, expected.states.values.size()), last(dtype, expected.last_state.values.size());
-    DeviceTensor cache(DType::fp32, alternating::gate_cache_elements(cell, shape));
-    DeviceWorkspace forward_ws(forward_backend.forward_workspace_bytes(cell, shape, dtype));
+    const rnn::Problem rnn_problem{cell, dtype, shape};
+    DeviceTensor cache(DType::fp32, rnn::gate_cache_elements(rnn_problem));
+    DeviceWorkspace forward_ws(rnn::forward_workspace_bytes(rnn_problem, forward_backend.options()));
     cudaStream_t stream;
     cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
 
-    forward_backend.forward(
-        cell, shape, dtype,
-        {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
-        forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
+    rnn::forward(rnn_problem,
+                 forward_args(rnn_problem, wx, r, b, s0, states, &last, &cache, forward_ws.bytes),
+                 forward_backend.options(), stream);
     cuda_ok(cudaStreamSynchronize(stream), "forward");
     const Tolerance forward_tol = forward_backend.forward_tolerance(dtype);
     const Comparison states_check = compare(states.download(), expected.states.values, forward_tol);
@@ -131,11 +126,11 @@ inline void check_cell(const Backend& forward_backend, const Backend& backward_b
     DeviceTensor d_states(dtype, upstream.d_states), d_last(dtype, upstream.d_last_state);
     DeviceTensor d_wx(dtype, problem.gate_inputs.size()), d_r(dtype, problem.recurrent_weights.size()),
         d_b(dtype, problem.bias.size()), d_s0(dtype, problem.initial_states.size());
-    DeviceWorkspace backward_ws(backward_backend.backward_workspace_bytes(cell, shape, dtype));
-    backward_backend.backward(cell, shape, dtype,
-                              {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(),
-                               d_wx.data(), d_r.data(), d_b.data(), d_s0.data()},
-                              policy, backward_ws.bytes.data(), backward_ws.bytes.bytes(), stream);
+    DeviceWorkspace backward_ws(rnn::backward_workspace_bytes(rnn_problem, backward_backend.options(policy)));
+    rnn::backward(rnn_problem,
+                  backward_args(rnn_problem, r, states, cache, &d_states, &d_last, d_wx, d_r, d_b, d_s0,
+                                backward_ws.bytes),
+                  backward_backend.options(policy), stream);
     cuda_ok(cudaStreamSynchronize(stream), "backward");
     cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
     const Tolerance tol =
@@ -178,6 +173,7 @@ inline void check_graph_replay(const Backend& backend, Cell cell, DType dtype, c
                                RecurrentGradient policy, std::uint64_t seed) {
     const ProblemShape shape{c.T, c.B, c.NH, c.DH, c.layout};
     CAPTURE(to_string(shape));
+    const rnn::Problem rnn_problem{cell, dtype, shape};
     const RandomProblem problem(cell, shape, seed);
     const UpstreamGradients upstream = random_upstream(problem, seed + 1, false);
 
@@ -185,11 +181,11 @@ inline void check_graph_replay(const Backend& backend, Cell cell, DType dtype, c
         s0(dtype, problem.initial_states), d_states(dtype, upstream.d_states),
         d_last(dtype, upstream.d_last_state);
     DeviceTensor states(dtype, upstream.d_states.size()), last(dtype, upstream.d_last_state.size()),
-        cache(DType::fp32, alternating::gate_cache_elements(cell, shape)),
-        d_wx(dtype, problem.gate_inputs.size()), d_r(dtype, problem.recurrent_weights.size()),
-        d_b(dtype, problem.bias.size()), d_s0(dtype, problem.initial_states.size());
-    DeviceWorkspace forward_ws(backend.forward_workspace_bytes(cell, shape, dtype));
-    DeviceWorkspace backward_ws(backend.backward_workspace_bytes(cell, shape, dtype));
+        cache(DType::fp32, rnn::gate_cache_elements(rnn_problem)), d_wx(dtype, problem.gate_inputs.size()),
+        d_r(dtype, problem.recurrent_weights.size()), d_b(dtype, problem.bias.size()),
+        d_s0(dtype, problem.initial_states.size());
+    DeviceWorkspace forward_ws(rnn::forward_workspace_bytes(rnn_problem, backend.options()));
+    DeviceWorkspace backward_ws(rnn::backward_workspace_bytes(rnn_problem, backend.options(policy)));
     DeviceTensor* outputs[] = {&states, &last, &cache, &d_wx, &d_r, &d_b, &d_s0};
     const char* names[] = {"states", "last_state",      "gate_cache", "d_gate_inputs", "d_recurrent_weights",
                            "d_bias", "d_initial_states"};
@@ -197,13 +193,13 @@ inline void check_graph_replay(const Backend& backend, Cell cell, DType dtype, c
     cudaStream_t stream;
     cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
     auto training_step = [&] {
-        backend.forward(cell, shape, dtype,
-                        {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
-                        forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
-        backend.backward(cell, shape, dtype,
-                         {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(), d_wx.data(),
-                          d_r.data(), d_b.data(), d_s0.data()},
-                         policy, backward_ws.bytes.data(), backward_ws.bytes.bytes(), stream);
+        rnn::forward(rnn_problem,
+                     forward_args(rnn_problem, wx, r, b, s0, states, &last, &cache, forward_ws.bytes),
+                     backend.options(), stream);
+        rnn::backward(rnn_problem,
+                      backward_args(rnn_problem, r, states, cache, &d_states, &d_last, d_wx, d_r, d_b, d_s0,
+                                    backward_ws.bytes),
+                      backend.options(policy), stream);
     };
     training_step();
     cuda_ok(cudaStreamSynchronize(stream), "eager forward and backward");

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "flashrnn/device_tensor.hpp"
+#include "testing/device_tensor.hpp"
 
 namespace flashrnn::testing {
 

@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 int main(int argc, char** argv) {
     if (!flashrnn::cuda_device_available()) {

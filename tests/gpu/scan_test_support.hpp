@@ -1,5 +1,6 @@
 // Helpers of the scan GPU tests: row-strided device tensors (on DeviceTensor, which moves and rounds
-// the values), exact and toleranced comparisons, random data whose partial results fp32 holds exactly.
+// the values) and their tensor views, exact and toleranced comparisons, random data whose partial results
+// fp32 holds exactly.
 #pragma once
 
 #include <cmath>
@@ -11,8 +12,8 @@
 #include <doctest/doctest.h>
 
 #include "device_tensor.hpp"
-#include "flashrnn/dtype.hpp"
-#include "flashrnn/scan.hpp"
+#include "flashrnn/core/dtype.hpp"
+#include "flashrnn/core/tensor.hpp"
 
 namespace flashrnn::scan_testing {
 
@@ -25,7 +26,7 @@ using flashrnn::testing::cuda_ok;
 inline constexpr double kGapValue = -0.3125;
 
 // `rows` rows of `length` elements of a dtype on the device, `stride` elements apart (a view of a
-// wider tensor when stride > length).
+// wider tensor when stride > length): the row tensor [rows, length] with strides {stride, 1}.
 class DeviceRows {
   public:
     DeviceRows(DType dtype, std::int64_t rows, std::int64_t length, std::int64_t stride)
@@ -33,8 +34,8 @@ class DeviceRows {
           length_(length), stride_(stride) {}
 
     void* data() const { return tensor_.data(); }
-    ConstRows in() const { return {tensor_.data(), stride_}; }
-    Rows out() const { return {tensor_.data(), stride_}; }
+    ConstTensorView in() const { return {tensor_.data(), dtype_, {rows_, length_}, {stride_, 1}}; }
+    TensorView out() const { return {tensor_.data(), dtype_, {rows_, length_}, {stride_, 1}}; }
 
     // Every element and gap NaN, so an element the kernel fails to write shows.
     void poison() { tensor_.poison(); }
@@ -81,6 +82,9 @@ class DeviceFloats : public DeviceTensor {
   public:
     explicit DeviceFloats(std::size_t count) : DeviceTensor(DType::fp32, count) {}
     float* data() const { return static_cast<float*>(DeviceTensor::data()); }
+    // The dense fp32 vector [count].
+    ConstTensorView in() const { return {data(), DType::fp32, {static_cast<std::int64_t>(count())}}; }
+    TensorView out() const { return {data(), DType::fp32, {static_cast<std::int64_t>(count())}}; }
 };
 
 // Values in {-1, 0, 1} (or {-1, 1}): every partial result is an integer that fp32 holds exactly.

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backend_check.hpp"
-#include "flashrnn/alternating.hpp"
+#include "flashrnn/rnn/alternating.hpp"
 
 namespace flashrnn::testing {
 namespace {
@@ -56,11 +56,14 @@ struct TrainingStep {
           s0(dtype, problem.initial_states), d_states(dtype, upstream.d_states),
           d_last(dtype, upstream.d_last_state), states(dtype, upstream.d_states.size()),
           last(dtype, upstream.d_last_state.size()),
-          cache(DType::fp32, alternating::gate_cache_elements(cell, shape)),
+          cache(DType::fp32, rnn::gate_cache_elements(rnn_problem())),
           d_wx(dtype, problem.gate_inputs.size()), d_r(dtype, problem.recurrent_weights.size()),
           d_b(dtype, problem.bias.size()), d_s0(dtype, problem.initial_states.size()),
-          forward_ws(alternating::forward_workspace_bytes(cell, shape, dtype)),
-          backward_ws(alternating::backward_workspace_bytes(cell, shape, dtype)) {}
+          forward_ws(rnn::forward_workspace_bytes(rnn_problem(), options())),
+          backward_ws(rnn::backward_workspace_bytes(rnn_problem(), options())) {}
+
+    rnn::Problem rnn_problem() const { return {cell, dtype, shape}; }
+    rnn::Options options() const { return {rnn::Backend::alternating, policy}; }
 
     std::vector<DeviceTensor*> outputs() { return {&states, &last, &cache, &d_wx, &d_r, &d_b, &d_s0}; }
     static constexpr const char* output_names[] = {"states",          "last_state",          "gate_cache",
@@ -79,14 +82,13 @@ struct TrainingStep {
         return values;
     }
     void run(cudaStream_t stream) {
-        alternating::forward(
-            cell, shape, dtype,
-            {wx.data(), r.data(), b.data(), s0.data(), states.data(), last.data(), cache.data()},
-            forward_ws.bytes.data(), forward_ws.bytes.bytes(), stream);
-        alternating::backward(cell, shape, dtype,
-                              {r.data(), states.data(), cache.data(), d_states.data(), d_last.data(),
-                               d_wx.data(), d_r.data(), d_b.data(), d_s0.data()},
-                              policy, backward_ws.bytes.data(), backward_ws.bytes.bytes(), stream);
+        rnn::forward(rnn_problem(),
+                     forward_args(rnn_problem(), wx, r, b, s0, states, &last, &cache, forward_ws.bytes),
+                     options(), stream);
+        rnn::backward(rnn_problem(),
+                      backward_args(rnn_problem(), r, states, cache, &d_states, &d_last, d_wx, d_r, d_b, d_s0,
+                                    backward_ws.bytes),
+                      options(), stream);
     }
     // Outputs poisoned, one forward + backward on `stream`, the outputs.
     std::vector<std::vector<double>> poisoned_run(cudaStream_t stream) {
@@ -304,34 +306,59 @@ TEST_CASE("alternating backend: inside the caller's stream capture it launches d
 
 TEST_CASE("alternating backend: refuses bad arguments with the name of what is wrong") {
     const ProblemShape shape{3, 2, 2, 8};
-    DeviceTensor wx(DType::fp32, 3 * 2 * 4 * 2 * 8);
-    const std::size_t needed = alternating::forward_workspace_bytes(Cell::lstm, shape, DType::fp32);
+    const rnn::Problem problem{Cell::lstm, DType::fp32, shape};
+    const rnn::Options options{rnn::Backend::alternating};
+    const CellInfo info = cell_info(Cell::lstm);
+    DeviceTensor buffer(DType::fp32, 512); // holds the largest tensor, R: [4, 2, 8, 8]
+    auto view = [&](const NamedShape& s) { return TensorView{buffer.data(), DType::fp32, s.sizes()}; };
+    const std::size_t needed = rnn::forward_workspace_bytes(problem, options);
     DeviceTensor ws(DType::fp32, needed / 4);
-    alternating::ForwardArgs args{wx.data(), wx.data(), wx.data(), wx.data(), wx.data(), nullptr, nullptr};
-    args.bias = nullptr;
-    CHECK_THROWS_WITH_AS(
-        alternating::forward(Cell::lstm, shape, DType::fp32, args, ws.data(), needed, nullptr),
-        doctest::Contains("bias is null"), ShapeError);
-    args.bias = wx.data();
+    rnn::ForwardArgs args{view(gate_inputs_shape(info, shape)),
+                          view(recurrent_weights_shape(info, shape)),
+                          view(bias_shape(info, shape)),
+                          view(states_shape(info, shape)),
+                          view(state_sequence_shape(info, shape)),
+                          {},
+                          {},
+                          {ws.data(), needed}};
+    args.bias = {};
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr), doctest::Contains("bias is null"),
+                         ShapeError);
+    args.bias = view(bias_shape(info, shape));
     const std::string needs = "needs " + std::to_string(needed);
-    CHECK_THROWS_WITH_AS(
-        alternating::forward(Cell::lstm, shape, DType::fp32, args, ws.data(), needed - 1, nullptr),
-        doctest::Contains(needs.c_str()), ShapeError);
-    CHECK_THROWS_AS(
-        alternating::forward(Cell::lstm, {0, 2, 2, 8}, DType::fp32, args, ws.data(), needed, nullptr),
-        ShapeError);
+    args.workspace.bytes = needed - 1;
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr), doctest::Contains(needs.c_str()),
+                         ShapeError);
+    args.workspace.bytes = needed;
+    CHECK_THROWS_AS(rnn::forward({Cell::lstm, DType::fp32, {0, 2, 2, 8}}, args, options, nullptr),
+                    ShapeError);
     void* misaligned = static_cast<char*>(ws.data()) + 4;
+    args.workspace.data = misaligned;
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr),
+                         doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
+    args.workspace.data = ws.data();
+    args.gate_cache =
+        TensorView{misaligned, DType::fp32, {static_cast<std::int64_t>(rnn::gate_cache_elements(problem))}};
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr),
+                         doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
+    args.gate_cache = {};
+    // A tensor of the wrong shape or dtype is named with what was expected and what came.
+    args.recurrent_weights = TensorView{buffer.data(), DType::fp32, {4, 2, 8, 4}};
     CHECK_THROWS_WITH_AS(
-        alternating::forward(Cell::lstm, shape, DType::fp32, args, misaligned, needed, nullptr),
-        doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
-    args.gate_cache = misaligned;
-    CHECK_THROWS_WITH_AS(
-        alternating::forward(Cell::lstm, shape, DType::fp32, args, ws.data(), needed, nullptr),
-        doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
-    args.gate_cache = nullptr;
-    alternating::BackwardArgs backward_args{};
-    CHECK_THROWS_WITH_AS(alternating::backward(Cell::lstm, shape, DType::fp32, backward_args,
-                                               RecurrentGradient::full(), ws.data(), needed, nullptr),
+        rnn::forward(problem, args, options, nullptr),
+        doctest::Contains(
+            "recurrent_weights: expected [G_rec=4, NH=2, DH=8, DH=8] fp32, got [4, 2, 8, 4] fp32"),
+        ShapeError);
+    args.recurrent_weights =
+        TensorView{buffer.data(), DType::bf16, recurrent_weights_shape(info, shape).sizes()};
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr),
+                         doctest::Contains("got [4, 2, 8, 8] bf16"), ShapeError);
+    args.recurrent_weights = TensorView{buffer.data(), DType::fp32, {4, 2, 8, 8}, {128, 64, 16, 2}};
+    CHECK_THROWS_WITH_AS(rnn::forward(problem, args, options, nullptr),
+                         doctest::Contains("recurrent_weights must be dense row-major"), ShapeError);
+    rnn::BackwardArgs backward_args{};
+    backward_args.workspace = {ws.data(), needed};
+    CHECK_THROWS_WITH_AS(rnn::backward(problem, backward_args, options, nullptr),
                          doctest::Contains("recurrent_weights is null"), ShapeError);
 }
 

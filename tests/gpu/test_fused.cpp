@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "backend_check.hpp"
-#include "flashrnn/device_limits.hpp"
-#include "flashrnn/fused.hpp"
+#include "flashrnn/rnn/fused.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
 
 namespace flashrnn::testing {
 namespace {
@@ -34,9 +34,7 @@ Tolerance fused_backward_tolerance(DType dtype) {
     return alternating_backward_tolerance(dtype == DType::fp32 ? DType::fp16 : dtype);
 }
 
-const Backend fused_backend{
-    "fused",         fused::forward_workspace_bytes, fused::backward_workspace_bytes, fused::forward,
-    fused::backward, fused_forward_tolerance,        fused_backward_tolerance};
+const Backend fused_backend{"fused", rnn::Backend::fused, fused_forward_tolerance, fused_backward_tolerance};
 
 constexpr DType kDTypes[] = {DType::fp32, DType::bf16, DType::fp16};
 
@@ -79,10 +77,10 @@ std::int64_t largest_head_dim(Cell cell, DType dtype, std::int64_t batch) {
         --confirmations_left;
         try {
             const ProblemShape shape{1, batch, 1, dh};
-            fused::traits(cell, shape, dtype, FusedPass::forward);
-            fused::traits(cell, shape, dtype, FusedPass::backward);
+            fused::traits({cell, dtype, shape}, FusedPass::forward);
+            fused::traits({cell, dtype, shape}, FusedPass::backward);
             return dh;
-        } catch (const FusedTilingError& e) {
+        } catch (const TilingError& e) {
             MESSAGE("DH " << dh << " fits the model but not the compiled kernel: " << std::string(e.what()));
         }
     }
@@ -131,7 +129,7 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
             const Case c{4, 3, 1, 512};
             const ProblemShape shape{c.T, c.B, c.NH, c.DH};
             for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
-                const FusedKernelTraits t = fused::traits(cell, shape, dtype, pass);
+                const FusedKernelTraits t = fused::traits({cell, dtype, shape}, pass);
                 CHECK_MESSAGE(t.cooperative,
                               cell_info(cell).name << " " << to_string(dtype) << " " << to_string(pass));
                 (t.tagged_exchange ? tagged : barrier) += 1;
@@ -186,55 +184,79 @@ TEST_CASE("fused backend: its gate cache feeds the alternating backward, and the
 TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong") {
     const ProblemShape shape{3, 2, 2, 16};
     const DType dtype = DType::fp32;
-    DeviceTensor tensor(dtype, 3 * 2 * 4 * 2 * 16);
-    const std::size_t forward_needed = fused::forward_workspace_bytes(Cell::lstm, shape, dtype);
-    const std::size_t backward_needed = fused::backward_workspace_bytes(Cell::lstm, shape, dtype);
+    const rnn::Problem problem{Cell::lstm, dtype, shape};
+    const rnn::Options options{rnn::Backend::fused};
+    const CellInfo info = cell_info(Cell::lstm);
+    DeviceTensor tensor(dtype, 4 * 2 * 16 * 16); // holds the largest tensor, R: [4, 2, 16, 16]
+    const std::size_t forward_needed = rnn::forward_workspace_bytes(problem, options);
+    const std::size_t backward_needed = rnn::backward_workspace_bytes(problem, options);
     DeviceTensor ws(DType::fp32, (std::max(forward_needed, backward_needed) + 256) / 4);
     void* misaligned = static_cast<char*>(ws.data()) + 4;
-    void* t = tensor.data();
-    const fused::ForwardArgs args{t, t, t, t, t, nullptr, nullptr};
-    const fused::BackwardArgs backward_args{t, t, t, nullptr, nullptr, t, t, t, t};
-    auto forward = [&](const fused::ForwardArgs& a, void* workspace, std::size_t bytes,
-                       const ProblemShape& problem = ProblemShape{3, 2, 2, 16}) {
-        return [=] { fused::forward(Cell::lstm, problem, dtype, a, workspace, bytes, nullptr); };
+    // Views of one buffer with the shapes of `of` (never read when the call is refused).
+    auto view = [&](const NamedShape& s) { return TensorView{tensor.data(), dtype, s.sizes()}; };
+    auto forward_args_of = [&](const ProblemShape& of, Workspace workspace) {
+        return rnn::ForwardArgs{view(gate_inputs_shape(info, of)),
+                                view(recurrent_weights_shape(info, of)),
+                                view(bias_shape(info, of)),
+                                view(states_shape(info, of)),
+                                view(state_sequence_shape(info, of)),
+                                {},
+                                {},
+                                workspace};
     };
-    auto backward = [&](const fused::BackwardArgs& a, void* workspace, std::size_t bytes) {
-        return [=] {
-            fused::backward(Cell::lstm, shape, dtype, a, RecurrentGradient::full(), workspace, bytes,
-                            nullptr);
-        };
+    auto backward_args_of = [&](const ProblemShape& of, Workspace workspace) {
+        const rnn::Problem p{Cell::lstm, dtype, of};
+        return rnn::BackwardArgs{
+            view(recurrent_weights_shape(info, of)),
+            view(state_sequence_shape(info, of)),
+            TensorView{tensor.data(), DType::fp32, {static_cast<std::int64_t>(rnn::gate_cache_elements(p))}},
+            {},
+            {},
+            view(gate_inputs_shape(info, of)),
+            view(recurrent_weights_shape(info, of)),
+            view(bias_shape(info, of)),
+            view(states_shape(info, of)),
+            workspace};
+    };
+    const rnn::ForwardArgs args = forward_args_of(shape, {ws.data(), forward_needed});
+    const rnn::BackwardArgs backward_args = backward_args_of(shape, {ws.data(), backward_needed});
+    auto forward = [&](const rnn::ForwardArgs& a, const ProblemShape& of = ProblemShape{3, 2, 2, 16}) {
+        return [=] { rnn::forward({Cell::lstm, dtype, of}, a, options, nullptr); };
+    };
+    auto backward = [&](const rnn::BackwardArgs& a) {
+        return [=] { rnn::backward(problem, a, options, nullptr); };
     };
 
     // Each missing tensor is named (": NAME", so that "states" is not found in "initial_states").
-    const std::pair<const char*, std::function<void(fused::ForwardArgs&)>> forward_tensors[] = {
-        {"gate_inputs", [](fused::ForwardArgs& a) { a.gate_inputs = nullptr; }},
-        {"recurrent_weights", [](fused::ForwardArgs& a) { a.recurrent_weights = nullptr; }},
-        {"bias", [](fused::ForwardArgs& a) { a.bias = nullptr; }},
-        {"initial_states", [](fused::ForwardArgs& a) { a.initial_states = nullptr; }},
-        {"states", [](fused::ForwardArgs& a) { a.states = nullptr; }},
+    const std::pair<const char*, std::function<void(rnn::ForwardArgs&)>> forward_tensors[] = {
+        {"gate_inputs", [](rnn::ForwardArgs& a) { a.gate_inputs = {}; }},
+        {"recurrent_weights", [](rnn::ForwardArgs& a) { a.recurrent_weights = {}; }},
+        {"bias", [](rnn::ForwardArgs& a) { a.bias = {}; }},
+        {"initial_states", [](rnn::ForwardArgs& a) { a.initial_states = {}; }},
+        {"states", [](rnn::ForwardArgs& a) { a.states = {}; }},
     };
     for (const auto& [name, remove] : forward_tensors) {
-        fused::ForwardArgs broken = args;
+        rnn::ForwardArgs broken = args;
         remove(broken);
-        const std::string message = shape_error_of(forward(broken, ws.data(), forward_needed));
+        const std::string message = shape_error_of(forward(broken));
         CAPTURE(name);
         CAPTURE(message);
         CHECK(message.find(std::string(": ") + name) != std::string::npos);
         CHECK(message.find("null") != std::string::npos);
     }
-    const std::pair<const char*, std::function<void(fused::BackwardArgs&)>> backward_tensors[] = {
-        {"recurrent_weights", [](fused::BackwardArgs& a) { a.recurrent_weights = nullptr; }},
-        {"states", [](fused::BackwardArgs& a) { a.states = nullptr; }},
-        {"gate_cache", [](fused::BackwardArgs& a) { a.gate_cache = nullptr; }},
-        {"d_gate_inputs", [](fused::BackwardArgs& a) { a.d_gate_inputs = nullptr; }},
-        {"d_recurrent_weights", [](fused::BackwardArgs& a) { a.d_recurrent_weights = nullptr; }},
-        {"d_bias", [](fused::BackwardArgs& a) { a.d_bias = nullptr; }},
-        {"d_initial_states", [](fused::BackwardArgs& a) { a.d_initial_states = nullptr; }},
+    const std::pair<const char*, std::function<void(rnn::BackwardArgs&)>> backward_tensors[] = {
+        {"recurrent_weights", [](rnn::BackwardArgs& a) { a.recurrent_weights = {}; }},
+        {"states", [](rnn::BackwardArgs& a) { a.states = {}; }},
+        {"gate_cache", [](rnn::BackwardArgs& a) { a.gate_cache = {}; }},
+        {"d_gate_inputs", [](rnn::BackwardArgs& a) { a.d_gate_inputs = {}; }},
+        {"d_recurrent_weights", [](rnn::BackwardArgs& a) { a.d_recurrent_weights = {}; }},
+        {"d_bias", [](rnn::BackwardArgs& a) { a.d_bias = {}; }},
+        {"d_initial_states", [](rnn::BackwardArgs& a) { a.d_initial_states = {}; }},
     };
     for (const auto& [name, remove] : backward_tensors) {
-        fused::BackwardArgs broken = backward_args;
+        rnn::BackwardArgs broken = backward_args;
         remove(broken);
-        const std::string message = shape_error_of(backward(broken, ws.data(), backward_needed));
+        const std::string message = shape_error_of(backward(broken));
         CAPTURE(name);
         CAPTURE(message);
         CHECK(message.find(std::string(": ") + name) != std::string::npos);
@@ -244,47 +266,54 @@ TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong")
     // A workspace too small (with what it needs) or misaligned, a misaligned gate cache, a bad shape.
     if (forward_needed > 0) {
         const std::string needs = "needs " + std::to_string(forward_needed);
-        CHECK_THROWS_WITH_AS(forward(args, ws.data(), forward_needed - 1)(), doctest::Contains(needs.c_str()),
+        rnn::ForwardArgs small = args;
+        small.workspace.bytes = forward_needed - 1;
+        CHECK_THROWS_WITH_AS(forward(small)(), doctest::Contains(needs.c_str()), ShapeError);
+        rnn::ForwardArgs moved = args;
+        moved.workspace.data = misaligned;
+        CHECK_THROWS_WITH_AS(forward(moved)(), doctest::Contains("workspace must be 16-byte aligned"),
                              ShapeError);
-        CHECK_THROWS_WITH_AS(forward(args, misaligned, forward_needed)(),
-                             doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
     }
     if (backward_needed > 0) {
         const std::string needs = "needs " + std::to_string(backward_needed);
-        CHECK_THROWS_WITH_AS(backward(backward_args, ws.data(), backward_needed - 1)(),
-                             doctest::Contains(needs.c_str()), ShapeError);
-        CHECK_THROWS_WITH_AS(backward(backward_args, misaligned, backward_needed)(),
-                             doctest::Contains("workspace must be 16-byte aligned"), ShapeError);
+        rnn::BackwardArgs small = backward_args;
+        small.workspace.bytes = backward_needed - 1;
+        CHECK_THROWS_WITH_AS(backward(small)(), doctest::Contains(needs.c_str()), ShapeError);
+        rnn::BackwardArgs moved = backward_args;
+        moved.workspace.data = misaligned;
+        CHECK_THROWS_WITH_AS(backward(moved)(), doctest::Contains("workspace must be 16-byte aligned"),
+                             ShapeError);
     }
-    fused::ForwardArgs misaligned_cache = args;
-    misaligned_cache.gate_cache = misaligned;
-    CHECK_THROWS_WITH_AS(forward(misaligned_cache, ws.data(), forward_needed)(),
+    rnn::ForwardArgs misaligned_cache = args;
+    misaligned_cache.gate_cache =
+        TensorView{misaligned, DType::fp32, {static_cast<std::int64_t>(rnn::gate_cache_elements(problem))}};
+    CHECK_THROWS_WITH_AS(forward(misaligned_cache)(), doctest::Contains("gate_cache must be 16-byte aligned"),
+                         ShapeError);
+    rnn::BackwardArgs misaligned_backward_cache = backward_args;
+    misaligned_backward_cache.gate_cache.data = misaligned;
+    CHECK_THROWS_WITH_AS(backward(misaligned_backward_cache)(),
                          doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
-    fused::BackwardArgs misaligned_backward_cache = backward_args;
-    misaligned_backward_cache.gate_cache = misaligned;
-    CHECK_THROWS_WITH_AS(backward(misaligned_backward_cache, ws.data(), backward_needed)(),
-                         doctest::Contains("gate_cache must be 16-byte aligned"), ShapeError);
-    CHECK_THROWS_AS(forward(args, ws.data(), forward_needed, {0, 2, 2, 16})(), ShapeError);
+    CHECK_THROWS_AS(forward(args, {0, 2, 2, 16})(), ShapeError);
 
-    // A head no GPU holds (R alone is 512 MiB): FusedTilingError with the problem, before any launch
-    // (the tensors are far too small for it and are never touched).
+    // A head no GPU holds (R alone is 512 MiB): TilingError with the problem, before any launch
+    // (the views have its shapes but lie over a small buffer that is never touched).
     const ProblemShape too_large{1, 1, 1, 8192};
-    CHECK_THROWS_WITH_AS(fused::traits(Cell::lstm, too_large, DType::bf16, FusedPass::forward),
-                         doctest::Contains("DH 8192"), FusedTilingError);
-    CHECK_THROWS_AS(fused::traits(Cell::lstm, too_large, DType::bf16, FusedPass::backward), FusedTilingError);
-    CHECK_THROWS_AS(fused::prepare(Cell::lstm, too_large, DType::bf16), FusedTilingError);
-    std::size_t too_large_forward = 0, too_large_backward = 0; // what it would need, where that is known
-    try {
-        too_large_forward = fused::forward_workspace_bytes(Cell::lstm, too_large, DType::bf16);
-        too_large_backward = fused::backward_workspace_bytes(Cell::lstm, too_large, DType::bf16);
-    } catch (const FusedTilingError&) {
-    }
-    CHECK_THROWS_AS(
-        fused::forward(Cell::lstm, too_large, DType::bf16, args, ws.data(), too_large_forward, nullptr),
-        FusedTilingError);
-    CHECK_THROWS_AS(fused::backward(Cell::lstm, too_large, DType::bf16, backward_args,
-                                    RecurrentGradient::full(), ws.data(), too_large_backward, nullptr),
-                    FusedTilingError);
+    const rnn::Problem too_large_problem{Cell::lstm, DType::bf16, too_large};
+    CHECK_THROWS_WITH_AS(fused::traits(too_large_problem, FusedPass::forward), doctest::Contains("DH 8192"),
+                         TilingError);
+    CHECK_THROWS_AS(fused::traits(too_large_problem, FusedPass::backward), TilingError);
+    CHECK_THROWS_AS(fused::prepare(too_large_problem), TilingError);
+    CHECK_THROWS_AS(rnn::forward_workspace_bytes(too_large_problem, options), TilingError);
+    CHECK_THROWS_AS(rnn::backward_workspace_bytes(too_large_problem, options), TilingError);
+    rnn::ForwardArgs too_large_args = forward_args_of(too_large, {ws.data(), forward_needed});
+    for (auto* v : {&too_large_args.gate_inputs, &too_large_args.recurrent_weights, &too_large_args.bias,
+                    &too_large_args.initial_states})
+        v->dtype = DType::bf16;
+    too_large_args.states.dtype = DType::bf16;
+    CHECK_THROWS_AS(rnn::forward(too_large_problem, too_large_args, options, nullptr), TilingError);
+    // The automatic backend falls back to the alternating one for it.
+    CHECK(rnn::resolve_backend(too_large_problem, rnn::Backend::automatic) == rnn::Backend::alternating);
+    CHECK(rnn::resolve_backend(problem, rnn::Backend::automatic) == rnn::Backend::fused);
     cuda_ok(cudaDeviceSynchronize(), "no launch failed");
 }
 

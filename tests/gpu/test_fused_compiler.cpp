@@ -3,8 +3,8 @@
 
 #if FLASHRNN_WITH_CUDA
 
-#include "flashrnn/device_limits.hpp"
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
 #include "nvrtc_test_support.hpp"
 
 using namespace flashrnn;

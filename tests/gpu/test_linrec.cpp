@@ -19,8 +19,9 @@
 #include <tuple>
 #include <vector>
 
-#include "flashrnn/linrec.hpp"
-#include "flashrnn/scan_reference.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/scan/linrec.hpp"
+#include "flashrnn/scan/reference.hpp"
 #include "scan_test_support.hpp"
 
 using namespace flashrnn;
@@ -34,19 +35,19 @@ constexpr std::array<DType, 3> kDtypes{DType::fp32, DType::bf16, DType::fp16};
 // Every way of running linrec the tests exercise: the ref kernel, the model's choice, the tile
 // variant (short rows), and every compiled configuration of the pipe.
 struct Run {
-    LinrecOptions options;
+    linrec::Options options;
     std::string name;
 };
 
 std::vector<Run> runs_for(std::int64_t length) {
-    std::vector<Run> runs{{{LinrecVariant::ref, std::nullopt}, "ref"},
-                          {{LinrecVariant::automatic, std::nullopt}, "automatic"}};
-    if (length <= 4096) runs.push_back({{LinrecVariant::tile, std::nullopt}, "tile"});
+    std::vector<Run> runs{{{linrec::Variant::ref, std::nullopt}, "ref"},
+                          {{linrec::Variant::automatic, std::nullopt}, "automatic"}};
+    if (length <= 4096) runs.push_back({{linrec::Variant::tile, std::nullopt}, "tile"});
     for (int e : kLinrecDomains.elements_per_thread)
         for (int t : kLinrecDomains.threads_per_block)
             for (ScanAccess a : kLinrecDomains.accesses) {
                 const ScanConfig config{e, t, a};
-                runs.push_back({{LinrecVariant::pipe, config}, "pipe " + describe(config)});
+                runs.push_back({{linrec::Variant::pipe, config}, "pipe " + describe(config)});
             }
     return runs;
 }
@@ -99,8 +100,8 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
                     CAPTURE(run.name);
                     // forward (gaps prefilled with the sentinel, elements poisoned with NaN)
                     dy_out.upload(std::vector<double>(n, NAN));
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), dy_out.out(), reverse, nullptr,
-                                   run.options);
+                    linrec::forward({dtype, shape, reverse}, {dx_in.in(), dc_in.in(), dy_out.out()},
+                                    run.options, nullptr);
                     sync();
                     const auto y_raw = dy_out.download();
                     const auto& y_got = y_raw.values;
@@ -111,8 +112,9 @@ TEST_CASE("linrec exact: integer data, every configuration, bit-exact") {
                     // backward
                     ddx.upload(std::vector<double>(n, NAN));
                     ddc.upload(std::vector<double>(n, NAN));
-                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), ddx.out(), ddc.out(),
-                                    reverse, nullptr, run.options);
+                    linrec::backward({dtype, shape, reverse},
+                                     {ddy.in(), dc_in.in(), dyy.in(), ddx.out(), ddc.out()}, run.options,
+                                     nullptr);
                     sync();
                     const auto dx_raw = ddx.download(), dc_raw = ddc.download();
                     const auto &dx_got = dx_raw.values, &dc_got = dc_raw.values;
@@ -156,8 +158,8 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
                     CAPTURE(reverse);
                     CAPTURE(run.name);
                     y_out.poison();
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr,
-                                   run.options);
+                    linrec::forward({dtype, shape, reverse}, {dx_in.in(), dc_in.in(), y_out.out()},
+                                    run.options, nullptr);
                     sync();
                     const auto y = y_out.download().values;
                     const auto my = worst_mismatch(y, reference::linrec_forward(x, c, shape, reverse), tol);
@@ -166,8 +168,9 @@ TEST_CASE("linrec random: forward, reverse and backward within the dtype's toler
                     dyy.upload(y);
                     dx_out.poison();
                     dc_out.poison();
-                    linrec_backward(dtype, shape, ddy.in(), dc_in.in(), dyy.in(), dx_out.out(), dc_out.out(),
-                                    reverse, nullptr, run.options);
+                    linrec::backward({dtype, shape, reverse},
+                                     {ddy.in(), dc_in.in(), dyy.in(), dx_out.out(), dc_out.out()},
+                                     run.options, nullptr);
                     sync();
                     const auto g = reference::linrec_backward(dy, c, y, shape, reverse);
                     const auto mx = worst_mismatch(dx_out.download().values, g.dx, tol);
@@ -203,12 +206,13 @@ TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
                     CAPTURE(length);
                     CAPTURE(reverse);
                     CAPTURE(describe(config));
-                    const LinrecOptions options{LinrecVariant::pipe, config};
+                    const linrec::Options options{linrec::Variant::pipe, config};
+                    const linrec::Problem problem{dtype, shape, reverse};
                     y_out.poison();
-                    linrec_forward(dtype, shape, dx_in.in(), dc_in.in(), y_out.out(), reverse, nullptr,
-                                   options);
-                    linrec_backward(dtype, shape, dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(),
-                                    dc_out.out(), reverse, nullptr, options);
+                    linrec::forward(problem, {dx_in.in(), dc_in.in(), y_out.out()}, options, nullptr);
+                    linrec::backward(problem,
+                                     {dx_in.in(), dc_in.in(), y_out.in(), dx_out.out(), dc_out.out()},
+                                     options, nullptr);
                     sync();
                     CHECK(first_difference(y_out.download().values, y_want) < 0);
                     CHECK(first_difference(dx_out.download().values, rounded_to(dtype, g.dx)) < 0);
@@ -220,26 +224,40 @@ TEST_CASE("linrec small: a quick subset (for compute-sanitizer)") {
 
 TEST_CASE("linrec: bad arguments are refused before any launch") {
     DeviceRows a(DType::fp32, 2, 256, 256), b(DType::fp32, 2, 256, 256), y(DType::fp32, 2, 256, 256);
-    const ScanShape shape{2, 256};
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, {nullptr, 256}, b.in(), y.out(), false, nullptr),
-                         "flashrnn::linrec_forward: x is a null pointer", std::invalid_argument);
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, {2, 0}, a.in(), b.in(), y.out(), false, nullptr),
-                         doctest::Contains("got 0"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, {2, 257}, a.in(), b.in(), y.out(), false, nullptr),
-                         doctest::Contains("row stride 256, smaller than the sequence length 257"),
-                         std::invalid_argument);
+    const linrec::Problem problem{DType::fp32, {2, 256}};
+    const linrec::Options automatic{};
     CHECK_THROWS_WITH_AS(
-        linrec_backward(DType::fp32, shape, a.in(), b.in(), y.in(), {nullptr, 256}, y.out(), false, nullptr),
-        "flashrnn::linrec_backward: dx is a null pointer", std::invalid_argument);
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, a.in(), b.in(), y.out(), false, nullptr,
-                                        {LinrecVariant::pipe, ScanConfig{5, 128, ScanAccess::direct}}),
-                         doctest::Contains("is not compiled"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, {2, 200}, a.in(), b.in(), y.out(), false, nullptr,
-                                        {LinrecVariant::tile, ScanConfig{4, 32, ScanAccess::direct}}),
-                         doctest::Contains("tile of at least 200"), std::invalid_argument);
+        linrec::forward(problem, {{nullptr, DType::fp32, {2, 256}}, b.in(), y.out()}, automatic, nullptr),
+        "flashrnn::linrec::forward: x is null (a required tensor)", ShapeError);
+    CHECK_THROWS_WITH_AS(
+        linrec::forward({DType::fp32, {2, 0}}, {a.in(), b.in(), y.out()}, automatic, nullptr),
+        doctest::Contains("got 0"), ShapeError);
+    // Views of 257 elements per row, rows 256 elements apart.
+    const ConstTensorView a257{a.data(), DType::fp32, {2, 257}, {256, 1}},
+        b257{b.data(), DType::fp32, {2, 257}, {256, 1}};
+    const TensorView y257{y.data(), DType::fp32, {2, 257}, {256, 1}};
+    CHECK_THROWS_WITH_AS(linrec::forward({DType::fp32, {2, 257}}, {a257, b257, y257}, automatic, nullptr),
+                         doctest::Contains("row stride 256, smaller than a row (257 elements)"), ShapeError);
+    CHECK_THROWS_WITH_AS(linrec::backward(problem,
+                                          {a.in(), b.in(), y.in(), {nullptr, DType::fp32, {2, 256}}, y.out()},
+                                          automatic, nullptr),
+                         "flashrnn::linrec::backward: dx is null (a required tensor)", ShapeError);
+    CHECK_THROWS_WITH_AS(linrec::forward(problem, {a.in(), b.in(), y.out()},
+                                         {linrec::Variant::pipe, ScanConfig{5, 128, ScanAccess::direct}},
+                                         nullptr),
+                         doctest::Contains("is not compiled"), ShapeError);
+    // Rows of 200 elements of the 256-element rows.
+    const ConstTensorView a200{a.data(), DType::fp32, {2, 200}, {256, 1}},
+        b200{b.data(), DType::fp32, {2, 200}, {256, 1}};
+    const TensorView y200{y.data(), DType::fp32, {2, 200}, {256, 1}};
+    CHECK_THROWS_WITH_AS(linrec::forward({DType::fp32, {2, 200}}, {a200, b200, y200},
+                                         {linrec::Variant::tile, ScanConfig{4, 32, ScanAccess::direct}},
+                                         nullptr),
+                         doctest::Contains("tile of at least 200"), ShapeError);
     const void* odd = static_cast<const char*>(a.data()) + 2;
-    CHECK_THROWS_WITH_AS(linrec_forward(DType::fp32, shape, {odd, 256}, b.in(), y.out(), false, nullptr),
-                         doctest::Contains("not aligned to its element size"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        linrec::forward(problem, {{odd, DType::fp32, {2, 256}}, b.in(), y.out()}, automatic, nullptr),
+        doctest::Contains("x must be 4-byte aligned"), ShapeError);
 }
 
 TEST_CASE("linrec harness: a value written into a gap between rows shows") {
@@ -364,14 +382,14 @@ TEST_CASE("linrec long: one bf16 sequence of length 2^31 - 1, forward and backwa
     d_y.poison(bytes);
     d_dx.poison(bytes);
     d_dc.poison(bytes);
-    const LinrecOptions automatic{};
-    CAPTURE(describe(linrec_config(DType::bf16, shape, false, true)));
-    CAPTURE(describe(linrec_config(DType::bf16, shape, true, true)));
-    auto in = [&](const RawDeviceBuffer& b) { return ConstRows{b.data, length}; };
-    auto out = [&](const RawDeviceBuffer& b) { return Rows{b.data, length}; };
-    linrec_forward(DType::bf16, shape, in(dx_in), in(dc_in), out(d_y), false, nullptr, automatic);
-    linrec_backward(DType::bf16, shape, in(d_dy), in(dc_in), in(d_y), out(d_dx), out(d_dc), false, nullptr,
-                    automatic);
+    const linrec::Problem problem{DType::bf16, shape};
+    const linrec::Options automatic{};
+    CAPTURE(describe(linrec::config(problem, false, true)));
+    CAPTURE(describe(linrec::config(problem, true, true)));
+    auto in = [&](const RawDeviceBuffer& b) { return ConstTensorView{b.data, DType::bf16, {1, length}}; };
+    auto out = [&](const RawDeviceBuffer& b) { return TensorView{b.data, DType::bf16, {1, length}}; };
+    linrec::forward(problem, {in(dx_in), in(dc_in), out(d_y)}, automatic, nullptr);
+    linrec::backward(problem, {in(d_dy), in(dc_in), in(d_y), out(d_dx), out(d_dc)}, automatic, nullptr);
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
     // Forward: y_l = c_l y_{l-1} + x_l.

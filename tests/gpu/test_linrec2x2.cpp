@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuda/scan/linrec2x2.hpp"
+#include "flashrnn/core/error.hpp"
 #include "scan_test_support.hpp"
 
 #ifdef FLASHRNN_WITH_CUDA // the entry point is part of the CUDA build only
@@ -119,13 +120,15 @@ TEST_CASE("linrec 2x2: bad arguments are refused before any launch") {
     const auto* bf = static_cast<const float*>(b.data());
     auto* hf = static_cast<float*>(h.data());
     CHECK_THROWS_WITH_AS(linrec2x2_forward(shape, nullptr, bf, hf, nullptr),
-                         "flashrnn::linrec2x2_forward: a is a null pointer", std::invalid_argument);
+                         "flashrnn::linrec2x2_forward: a is null (a required tensor)", ShapeError);
     CHECK_THROWS_WITH_AS(linrec2x2_forward({2, 0}, af, bf, hf, nullptr), doctest::Contains("got 0"),
-                         std::invalid_argument);
+                         ShapeError);
     CHECK_THROWS_WITH_AS(linrec2x2_forward(shape, af + 2, bf, hf, nullptr),
-                         "flashrnn::linrec2x2_forward: a is not aligned to 16 bytes", std::invalid_argument);
+                         "flashrnn::linrec2x2_forward: a must be 16-byte aligned (cudaMalloc gives 256)",
+                         ShapeError);
     CHECK_THROWS_WITH_AS(linrec2x2_forward(shape, af, bf, hf + 1, nullptr),
-                         "flashrnn::linrec2x2_forward: h is not aligned to 8 bytes", std::invalid_argument);
+                         "flashrnn::linrec2x2_forward: h must be 8-byte aligned (cudaMalloc gives 256)",
+                         ShapeError);
 }
 
 #endif // FLASHRNN_WITH_CUDA

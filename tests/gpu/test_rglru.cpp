@@ -9,8 +9,9 @@
 #include <tuple>
 #include <vector>
 
-#include "flashrnn/rglru.hpp"
-#include "flashrnn/scan_reference.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/scan/reference.hpp"
+#include "flashrnn/scan/rglru.hpp"
 #include "scan_test_support.hpp"
 #include "test_support.hpp"
 
@@ -82,15 +83,15 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                     const double tol = rglru_tolerance(dtype);
                     h_out.upload(std::vector<double>(n, NAN));
                     h_last_dev.poison();
-                    RglruForwardArgs f{dx_in.in(),
-                                       dga.in(),
-                                       dgx.in(),
-                                       lambda_dev.data(),
-                                       with_states ? h0_dev.data() : nullptr,
-                                       h_out.out(),
-                                       with_states ? h_last_dev.data() : nullptr,
-                                       config};
-                    rglru_forward(dtype, shape, f, nullptr);
+                    const rglru::Problem problem{dtype, shape};
+                    const rglru::ForwardArgs f{dx_in.in(),
+                                               dga.in(),
+                                               dgx.in(),
+                                               lambda_dev.in(),
+                                               with_states ? h0_dev.in() : ConstTensorView{},
+                                               h_out.out(),
+                                               with_states ? h_last_dev.out() : TensorView{}};
+                    rglru::forward(problem, f, {config}, nullptr);
                     cuda_ok(cudaDeviceSynchronize(), "sync");
                     const auto h_raw = h_out.download();
                     const auto& h = h_raw.values;
@@ -107,21 +108,20 @@ void check_rglru(const std::vector<std::int64_t>& lengths) {
                         out->upload(std::vector<double>(n, NAN));
                     d_lambda_dev.poison();
                     dh0_dev.poison();
-                    RglruBackwardArgs b{dx_in.in(),
-                                        dga.in(),
-                                        dgx.in(),
-                                        lambda_dev.data(),
-                                        with_states ? h0_dev.data() : nullptr,
-                                        h_out.in(),
-                                        ddh.in(),
-                                        with_states ? dh_last_dev.data() : nullptr,
-                                        dx_out.out(),
-                                        dga_out.out(),
-                                        dgx_out.out(),
-                                        d_lambda_dev.data(),
-                                        dh0_dev.data(),
-                                        config};
-                    rglru_backward(dtype, shape, b, nullptr);
+                    const rglru::BackwardArgs b{dx_in.in(),
+                                                dga.in(),
+                                                dgx.in(),
+                                                lambda_dev.in(),
+                                                with_states ? h0_dev.in() : ConstTensorView{},
+                                                h_out.in(),
+                                                ddh.in(),
+                                                with_states ? dh_last_dev.in() : ConstTensorView{},
+                                                dx_out.out(),
+                                                dga_out.out(),
+                                                dgx_out.out(),
+                                                d_lambda_dev.out(),
+                                                dh0_dev.out()};
+                    rglru::backward(problem, b, {config}, nullptr);
                     cuda_ok(cudaDeviceSynchronize(), "sync");
                     for (auto [name, dev, ref] :
                          {std::tuple{"dx", &dx_out, &g.dx}, std::tuple{"d_gate_a", &dga_out, &g.d_gate_a},
@@ -151,12 +151,12 @@ TEST_CASE("RG-LRU small: a quick subset (for compute-sanitizer)") {
 TEST_CASE("RG-LRU: bad arguments are refused before any launch") {
     DeviceRows a(DType::fp32, 2, 8, 8);
     DeviceFloats lambda(2);
-    RglruForwardArgs f{a.in(), a.in(), a.in(), lambda.data(), nullptr, a.out(), nullptr, std::nullopt};
-    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp16, {1, 2, 8}, f, nullptr),
-                         doctest::Contains("fp16 is not supported"), std::invalid_argument);
-    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp32, {1, 0, 8}, f, nullptr), doctest::Contains("got 1 and 0"),
-                         std::invalid_argument);
-    f.lambda = nullptr;
-    CHECK_THROWS_WITH_AS(rglru_forward(DType::fp32, {1, 2, 8}, f, nullptr),
-                         doctest::Contains("lambda is a null pointer"), std::invalid_argument);
+    rglru::ForwardArgs f{a.in(), a.in(), a.in(), lambda.in(), {}, a.out(), {}};
+    CHECK_THROWS_WITH_AS(rglru::forward({DType::fp16, {1, 2, 8}}, f, {}, nullptr),
+                         doctest::Contains("fp16 is not supported"), UnsupportedError);
+    CHECK_THROWS_WITH_AS(rglru::forward({DType::fp32, {1, 0, 8}}, f, {}, nullptr),
+                         doctest::Contains("got 1 and 0"), ShapeError);
+    f.lambda.data = nullptr;
+    CHECK_THROWS_WITH_AS(rglru::forward({DType::fp32, {1, 2, 8}}, f, {}, nullptr),
+                         doctest::Contains("lambda is null"), ShapeError);
 }

@@ -1,17 +1,14 @@
-// FlashRNN: head-wise recurrent cells (LSTM, GRU, sLSTM, Elman) -- cells, layouts, the CPU
-// reference and the description of the GPU the kernels are tiled for.
+// FlashRNN: CUDA kernels for recurrent networks whose tiling is chosen by ConstrINT models of the
+// GPU's limits. Every module (docs/kernels.md, "Modules"):
+//   core    element types, stream, errors, tensor views
+//   cells   the cells' pointwise math (LSTM, GRU, sLSTM, Elman)
+//   rnn     recurrent networks of the cells: reference, alternating and fused backends
+//   scan    linear recurrences: linrec, RG-LRU
+//   tiling  device limits and the tiling models
 #pragma once
 
-#include "flashrnn/alternating.hpp"
-#include "flashrnn/cells/registry.hpp"
-#include "flashrnn/cuda_stream.hpp"
-#include "flashrnn/device_limits.hpp"
-#include "flashrnn/dtype.hpp"
-#include "flashrnn/fused.hpp"
-#include "flashrnn/layout.hpp"
-#include "flashrnn/pointwise_launch.hpp"
-#include "flashrnn/problem_shape.hpp"
-#include "flashrnn/recurrent_gradient.hpp"
-#include "flashrnn/reference.hpp"
-#include "flashrnn/tensor_shapes.hpp"
-#include "flashrnn/tensor_view.hpp"
+#include "flashrnn/cells.hpp"
+#include "flashrnn/core.hpp"
+#include "flashrnn/rnn.hpp"
+#include "flashrnn/scan.hpp"
+#include "flashrnn/tiling.hpp"

@@ -1,4 +1,5 @@
 #include "flashrnn/cells/registry.hpp"
+#include "flashrnn/core/error.hpp"
 
 namespace flashrnn {
 
@@ -10,8 +11,7 @@ Cell parse_cell(std::string_view name) {
         valid += valid.empty() ? "" : ", ";
         valid += cell_name;
     }
-    throw std::invalid_argument("flashrnn: unknown cell '" + std::string(name) + "' (valid cells: " + valid +
-                                ")");
+    throw UnsupportedError("flashrnn: unknown cell '" + std::string(name) + "' (valid cells: " + valid + ")");
 }
 
 } // namespace flashrnn

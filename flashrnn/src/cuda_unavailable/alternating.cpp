@@ -1,34 +1,32 @@
 // Built when FlashRNN has no CUDA kernels (no nvcc at configure time): the sizes are still answered,
 // the launches say why they cannot run. The graph-reuse switch is kept (there are no graphs).
+#include "flashrnn/core/error.hpp"
 #include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "cuda/alternating/graph_cache.hpp"
-#include "flashrnn/alternating.hpp"
+#include "flashrnn/rnn/alternating.hpp"
+#include "rnn/backends.hpp"
 
 namespace flashrnn::alternating {
 namespace {
 [[noreturn]] void unavailable() {
-    throw std::runtime_error("flashrnn: the alternating backend needs FlashRNN built with CUDA (nvcc was not "
-                             "found when it was configured)");
+    throw UnsupportedError("flashrnn: the alternating backend needs FlashRNN built with CUDA (nvcc was not "
+                           "found when it was configured)");
 }
 } // namespace
 
-std::size_t gate_cache_elements(Cell, const ProblemShape&) {
+std::size_t forward_workspace_bytes(const rnn::Problem&) {
     unavailable();
 }
-std::size_t forward_workspace_bytes(Cell, const ProblemShape&, DType) {
+std::size_t backward_workspace_bytes(const rnn::Problem&) {
     unavailable();
 }
-std::size_t backward_workspace_bytes(Cell, const ProblemShape&, DType) {
+void forward(const rnn::Problem&, const rnn::ForwardArgs&, Stream) {
     unavailable();
 }
-void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::size_t, Stream) {
-    unavailable();
-}
-void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t,
-              Stream) {
+void backward(const rnn::Problem&, const rnn::BackwardArgs&, const RecurrentGradient&, Stream) {
     unavailable();
 }
 

@@ -1,5 +1,5 @@
 // Built when FlashRNN has no CUDA kernels (no nvcc at configure time).
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 namespace flashrnn {
 

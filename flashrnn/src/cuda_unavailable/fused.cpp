@@ -1,5 +1,6 @@
 // Built when FlashRNN has no CUDA toolkit: the run-time compilation of the fused kernels is absent.
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <stdexcept>
 
@@ -7,8 +8,8 @@ namespace flashrnn {
 namespace {
 
 [[noreturn]] void unavailable(const char* what) {
-    throw std::runtime_error(std::string("flashrnn: ") + what +
-                             " needs NVRTC, and FlashRNN was built without the CUDA toolkit");
+    throw UnsupportedError(std::string("flashrnn: ") + what +
+                           " needs NVRTC, and FlashRNN was built without the CUDA toolkit");
 }
 
 } // namespace

@@ -1,34 +1,38 @@
 // Built when FlashRNN has no CUDA kernels: the fused backend says why it cannot run.
+#include "flashrnn/core/error.hpp"
 #include <stdexcept>
 
-#include "flashrnn/fused.hpp"
+#include "flashrnn/rnn/fused.hpp"
+#include "rnn/backends.hpp"
 
 namespace flashrnn::fused {
 namespace {
 [[noreturn]] void unavailable() {
-    throw std::runtime_error(
+    throw UnsupportedError(
         "flashrnn: the fused backend needs FlashRNN built with CUDA (nvcc was not found when it "
         "was configured)");
 }
 } // namespace
 
-FusedKernelTraits traits(Cell, const ProblemShape&, DType, FusedPass) {
+FusedKernelTraits traits(const rnn::Problem&, FusedPass) {
     unavailable();
 }
-void prepare(Cell, const ProblemShape&, DType) {
+void prepare(const rnn::Problem&) {
     unavailable();
 }
-std::size_t forward_workspace_bytes(Cell, const ProblemShape&, DType) {
+bool fits(const rnn::Problem&) {
     unavailable();
 }
-std::size_t backward_workspace_bytes(Cell, const ProblemShape&, DType) {
+std::size_t forward_workspace_bytes(const rnn::Problem&) {
     unavailable();
 }
-void forward(Cell, const ProblemShape&, DType, const ForwardArgs&, void*, std::size_t, Stream) {
+std::size_t backward_workspace_bytes(const rnn::Problem&) {
     unavailable();
 }
-void backward(Cell, const ProblemShape&, DType, const BackwardArgs&, RecurrentGradient, void*, std::size_t,
-              Stream) {
+void forward(const rnn::Problem&, const rnn::ForwardArgs&, Stream) {
+    unavailable();
+}
+void backward(const rnn::Problem&, const rnn::BackwardArgs&, const RecurrentGradient&, Stream) {
     unavailable();
 }
 

@@ -1,35 +1,44 @@
 // The scan kernels (linrec, RG-LRU) in a build without CUDA: every call says so.
-#include <stdexcept>
+#include <string>
 
-#include "flashrnn/linrec.hpp"
-#include "flashrnn/rglru.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/scan/linrec.hpp"
+#include "flashrnn/scan/rglru.hpp"
 
 namespace flashrnn {
 
 namespace {
 
 [[noreturn]] void unavailable(const char* call) {
-    throw std::runtime_error(std::string("flashrnn::") + call +
-                             ": FlashRNN was built without CUDA (no nvcc at configure time)");
+    throw UnsupportedError(std::string("flashrnn::") + call +
+                           ": FlashRNN was built without CUDA (no nvcc at configure time)");
 }
 
 } // namespace
 
-void linrec_forward(DType, const ScanShape&, ConstRows, ConstRows, Rows, bool, Stream, const LinrecOptions&) {
-    unavailable("linrec_forward");
+namespace linrec {
+
+void forward(const Problem&, const ForwardArgs&, const Options&, Stream) {
+    unavailable("linrec::forward");
 }
-void linrec_backward(DType, const ScanShape&, ConstRows, ConstRows, ConstRows, Rows, Rows, bool, Stream,
-                     const LinrecOptions&) {
-    unavailable("linrec_backward");
+void backward(const Problem&, const BackwardArgs&, const Options&, Stream) {
+    unavailable("linrec::backward");
 }
-ScanConfig linrec_config(DType, const ScanShape&, bool, bool) {
-    unavailable("linrec_config");
+ScanConfig config(const Problem&, bool, bool) {
+    unavailable("linrec::config");
 }
-void rglru_forward(DType, const RglruShape&, const RglruForwardArgs&, Stream) {
-    unavailable("rglru_forward");
+
+} // namespace linrec
+
+namespace rglru {
+
+void forward(const Problem&, const ForwardArgs&, const Options&, Stream) {
+    unavailable("rglru::forward");
 }
-void rglru_backward(DType, const RglruShape&, const RglruBackwardArgs&, Stream) {
-    unavailable("rglru_backward");
+void backward(const Problem&, const BackwardArgs&, const Options&, Stream) {
+    unavailable("rglru::backward");
 }
+
+} // namespace rglru
 
 } // namespace flashrnn

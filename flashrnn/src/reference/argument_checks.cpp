@@ -1,13 +1,13 @@
 #include "argument_checks.hpp"
 
-#include "flashrnn/tensor_shapes.hpp"
+#include "flashrnn/rnn/tensor_shapes.hpp"
 
 namespace flashrnn::reference::detail {
 namespace {
 
 void check_parameters(const std::string& context, const CellInfo& cell, const ProblemShape& problem,
-                      const ConstTensorView& gate_inputs, const ConstTensorView& recurrent_weights,
-                      const ConstTensorView& bias) {
+                      const ConstHostView& gate_inputs, const ConstHostView& recurrent_weights,
+                      const ConstHostView& bias) {
     validate(problem);
     check_shape(context, "gate_inputs", gate_inputs, gate_inputs_shape(cell, problem));
     check_shape(context, "recurrent_weights", recurrent_weights, recurrent_weights_shape(cell, problem));

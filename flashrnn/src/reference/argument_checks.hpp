@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "flashrnn/reference.hpp"
+#include "flashrnn/rnn/reference.hpp"
 
 namespace flashrnn::reference::detail {
 

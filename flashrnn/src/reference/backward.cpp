@@ -3,8 +3,8 @@
 
 #include "argument_checks.hpp"
 #include "flashrnn/cells/activations.hpp"
-#include "flashrnn/reference.hpp"
-#include "flashrnn/tensor_shapes.hpp"
+#include "flashrnn/rnn/reference.hpp"
+#include "flashrnn/rnn/tensor_shapes.hpp"
 #include "gate_preactivations.hpp"
 
 namespace flashrnn::reference {
@@ -106,7 +106,7 @@ BackwardResult backward(Cell cell, const ProblemShape& problem, const BackwardIn
                         RecurrentGradient policy) {
     const CellInfo info = cell_info(cell);
     validate(problem);
-    auto allocate = [](const std::vector<NamedExtent>& shape) {
+    auto allocate = [](const NamedShape& shape) {
         Tensor tensor;
         tensor.shape = sizes_of(shape);
         std::int64_t count = 1;

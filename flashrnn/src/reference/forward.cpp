@@ -1,8 +1,8 @@
 #include <vector>
 
 #include "argument_checks.hpp"
-#include "flashrnn/reference.hpp"
-#include "flashrnn/tensor_shapes.hpp"
+#include "flashrnn/rnn/reference.hpp"
+#include "flashrnn/rnn/tensor_shapes.hpp"
 #include "gate_preactivations.hpp"
 
 namespace flashrnn::reference {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "flashrnn/cells/registry.hpp"
-#include "flashrnn/layout.hpp"
+#include "flashrnn/rnn/layout.hpp"
 #include "recurrent_products.hpp"
 
 namespace flashrnn::reference::detail {

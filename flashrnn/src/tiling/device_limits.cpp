@@ -1,4 +1,5 @@
-#include "flashrnn/device_limits.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -49,7 +50,7 @@ DeviceLimits architecture(int major, int minor) {
         limits.shared_memory_per_sm = 228 * KiB;
         limits.shared_memory_per_block_optin = 227 * KiB;
     } else {
-        throw std::logic_error("flashrnn: no preset architecture for compute capability " +
+        throw UnsupportedError("flashrnn: no preset architecture for compute capability " +
                                std::to_string(cc));
     }
     return limits;
@@ -104,8 +105,8 @@ DeviceLimits preset(std::string_view name) {
     std::string valid;
     for (std::string_view known : names)
         valid += (valid.empty() ? "" : ", ") + std::string(known);
-    throw std::invalid_argument("flashrnn: unknown device preset '" + std::string(name) +
-                                "' (valid presets: " + valid + ")");
+    throw UnsupportedError("flashrnn: unknown device preset '" + std::string(name) +
+                           "' (valid presets: " + valid + ")");
 }
 
 std::string describe(const DeviceLimits& l) {

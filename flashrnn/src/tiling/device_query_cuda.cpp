@@ -1,18 +1,19 @@
 // DeviceLimits from the CUDA runtime; compiled only when the CUDA toolkit is found.
+#include "flashrnn/core/error.hpp"
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "flashrnn/device_limits.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
 
 namespace flashrnn {
 
 DeviceLimits device_limits_of(int device_index) {
     cudaDeviceProp prop{};
     if (const cudaError_t status = cudaGetDeviceProperties(&prop, device_index); status != cudaSuccess)
-        throw std::runtime_error("flashrnn: cannot read the properties of CUDA device " +
-                                 std::to_string(device_index) + ": " + cudaGetErrorString(status));
+        throw DeviceError("flashrnn: cannot read the properties of CUDA device " +
+                          std::to_string(device_index) + ": " + cudaGetErrorString(status));
     DeviceLimits limits;
     limits.name = prop.name;
     limits.compute_capability_major = prop.major;

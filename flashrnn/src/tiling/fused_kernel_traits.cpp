@@ -1,5 +1,5 @@
 // FusedKernelTraits rendered for the compiler (defines, C++ source), the cache (key) and people.
-#include "flashrnn/fused_tiling.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
 
 #include <cctype>
 

@@ -1,5 +1,6 @@
 // The fused kernels' tiling model (paper 5.4, App. B and D) built with ConstrINT's C++ API.
-#include "flashrnn/fused_tiling.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <constrint/constrint.hpp>
 
@@ -46,7 +47,7 @@ MmaInput mma_input_of(DType dtype) {
     case DType::fp16:
         return MmaInput::fp16;
     }
-    throw std::invalid_argument("fused tiling: invalid DType");
+    throw ShapeError("fused tiling: invalid DType");
 }
 
 // Registers per pointwise item (batch row, unit) of a thread held across a step: the next step's
@@ -77,24 +78,23 @@ struct Problem {
 
 Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request) {
     if (request.heads <= 0 || request.head_dim <= 0 || request.batch <= 0)
-        throw std::invalid_argument("fused tiling: heads, head dimension and batch must be positive (NH " +
-                                    str(request.heads) + ", DH " + str(request.head_dim) + ", B " +
-                                    str(request.batch) + ")");
+        throw ShapeError("fused tiling: heads, head dimension and batch must be positive (NH " +
+                         str(request.heads) + ", DH " + str(request.head_dim) + ", B " + str(request.batch) +
+                         ")");
     if (request.max_threads_per_block < limits.warp_size)
-        throw std::invalid_argument("fused tiling: max_threads_per_block " +
-                                    str(request.max_threads_per_block) + " is less than a warp (" +
-                                    str(limits.warp_size) + ")");
+        throw ShapeError("fused tiling: max_threads_per_block " + str(request.max_threads_per_block) +
+                         " is less than a warp (" + str(limits.warp_size) + ")");
     if (request.max_blocks_per_head < 0)
-        throw std::invalid_argument("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
-                                    " is negative (0: no limit)");
+        throw ShapeError("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
+                         " is negative (0: no limit)");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
     const auto mma = limits.mma_shape(mma_input_of(request.dtype));
     if (!mma)
-        throw std::invalid_argument("fused tiling: " + limits.name + " (sm_" +
-                                    str(limits.compute_capability()) + ") has no mma.sync for " +
-                                    std::string(to_string(request.dtype)) + " (sm_80 or newer needed)");
+        throw UnsupportedError("fused tiling: " + limits.name + " (sm_" + str(limits.compute_capability()) +
+                               ") has no mma.sync for " + std::string(to_string(request.dtype)) +
+                               " (sm_80 or newer needed)");
     p.mma = *mma;
     p.element_bytes = bytes_of(request.dtype);
     const bool forward = request.pass == FusedPass::forward;
@@ -418,7 +418,7 @@ FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTil
     }
     std::string why = "fused tiling: no configuration for the " + request_text(limits, request);
     if (result.status == constrint::Status::Unknown) {
-        throw FusedTilingError(why + ": the solver stopped before an answer (" + result.stop_reason + ")");
+        throw TilingError(why + ": the solver stopped before an answer (" + result.stop_reason + ")");
     }
     constrint::SolveOptions per_check;
     per_check.node_limit = 20000;
@@ -428,7 +428,7 @@ FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTil
         for (std::size_t i : conflict->constraints)
             why += "\n  - " + built.model.constraints()[i].origin.text;
     }
-    throw FusedTilingError(why);
+    throw TilingError(why);
 }
 
 bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& request) {
@@ -436,8 +436,8 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
     const BuiltModel built = build_model(limits, p);
     const constrint::Result result = constrint::solve(built.model, solve_options());
     if (result.status == constrint::Status::Unknown)
-        throw FusedTilingError("fused tiling: the solver stopped before an answer for the " +
-                               request_text(limits, request) + " (" + result.stop_reason + ")");
+        throw TilingError("fused tiling: the solver stopped before an answer for the " +
+                          request_text(limits, request) + " (" + result.stop_reason + ")");
     return result.status != constrint::Status::Unsatisfiable;
 }
 

@@ -1,4 +1,5 @@
-#include "flashrnn/pointwise_launch.hpp"
+#include "tiling/pointwise_launch.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <constrint/constrint.hpp>
 
@@ -11,13 +12,13 @@ using constrint::Integer;
 
 PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const PointwiseProblem& problem) {
     if (problem.elements <= 0 || problem.head_dim <= 0) {
-        throw std::invalid_argument("pointwise launch: the problem has no elements (elements " +
-                                    std::to_string(problem.elements) + ", head dimension " +
-                                    std::to_string(problem.head_dim) + ")");
+        throw ShapeError("pointwise launch: the problem has no elements (elements " +
+                         std::to_string(problem.elements) + ", head dimension " +
+                         std::to_string(problem.head_dim) + ")");
     }
     if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4) {
-        throw std::invalid_argument("pointwise launch: bytes per element must be 2 or 4, got " +
-                                    std::to_string(problem.bytes_per_element));
+        throw ShapeError("pointwise launch: bytes per element must be 2 or 4, got " +
+                         std::to_string(problem.bytes_per_element));
     }
     const Integer elements = problem.elements;
 
@@ -56,7 +57,7 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
             for (std::size_t i : conflict->constraints)
                 why += " [" + m.constraints()[i].origin.text + "]";
         }
-        throw std::runtime_error(why);
+        throw TilingError(why);
     }
     const constrint::Solution& s = r.solutions[0];
     return {static_cast<int>(s[threads]), static_cast<int>(s[vector]), static_cast<int>(s[per_thread]),

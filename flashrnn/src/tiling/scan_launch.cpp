@@ -1,4 +1,5 @@
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <constrint/constrint.hpp>
 
@@ -40,7 +41,7 @@ Domains domains_of(ScanKernel kernel) {
     case ScanKernel::rglru_backward:
         return domains_of(kRglruDomains);
     }
-    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+    throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 // Registers a thread needs, estimated from what it holds: two tiles of raw loads (the one being
@@ -98,7 +99,7 @@ std::string_view to_string(ScanAccess access) {
     case ScanAccess::vector:
         return "vector";
     }
-    throw std::invalid_argument("flashrnn: invalid ScanAccess " + std::to_string(static_cast<int>(access)));
+    throw ShapeError("flashrnn: invalid ScanAccess " + std::to_string(static_cast<int>(access)));
 }
 
 std::string_view to_string(ScanKernel kernel) {
@@ -112,15 +113,15 @@ std::string_view to_string(ScanKernel kernel) {
     case ScanKernel::rglru_backward:
         return "rglru_backward";
     }
-    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+    throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 ScanKernel parse_scan_kernel(std::string_view name) {
     for (ScanKernel k : {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
                          ScanKernel::rglru_backward})
         if (to_string(k) == name) return k;
-    throw std::invalid_argument("flashrnn: unknown scan kernel '" + std::string(name) +
-                                "' (linrec_forward, linrec_backward, rglru_forward or rglru_backward)");
+    throw UnsupportedError("flashrnn: unknown scan kernel '" + std::string(name) +
+                           "' (linrec_forward, linrec_backward, rglru_forward or rglru_backward)");
 }
 
 int tensors_loaded(ScanKernel kernel) {
@@ -134,7 +135,7 @@ int tensors_loaded(ScanKernel kernel) {
     case ScanKernel::rglru_backward:
         return 5; // x, gate_a, gate_x, h, dh
     }
-    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+    throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 int tensors_moved(ScanKernel kernel) {
@@ -148,7 +149,7 @@ int tensors_moved(ScanKernel kernel) {
     case ScanKernel::rglru_backward:
         return 8;
     }
-    throw std::invalid_argument("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+    throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 bool is_compiled(ScanKernel kernel, const ScanConfig& config) {
@@ -176,12 +177,12 @@ std::string what_of(ScanKernel kernel) {
 
 void check_problem(ScanKernel kernel, const ScanProblem& problem) {
     if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
-        throw std::invalid_argument(
+        throw ShapeError(
             what_of(kernel) + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
             std::to_string(problem.sequences) + " sequences of length " + std::to_string(problem.length));
     if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
-        throw std::invalid_argument(what_of(kernel) + ": bytes per element must be 2 or 4, got " +
-                                    std::to_string(problem.bytes_per_element));
+        throw ShapeError(what_of(kernel) + ": bytes per element must be 2 or 4, got " +
+                         std::to_string(problem.bytes_per_element));
 }
 
 ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
@@ -279,7 +280,7 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
             for (std::size_t i : conflict->constraints)
                 why += " [" + m.constraints()[i].origin.text + "]";
         }
-        throw std::runtime_error(why);
+        throw TilingError(why);
     }
     const constrint::Solution& s = r.solutions.back();
     return {static_cast<int>(s[elements]), static_cast<int>(s[threads]),

@@ -6,7 +6,7 @@
 #include <cmath>
 #endif
 
-#include "flashrnn/host_device.hpp"
+#include "flashrnn/detail/host_device.hpp"
 
 namespace flashrnn::cells {
 

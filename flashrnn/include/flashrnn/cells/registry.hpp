@@ -3,6 +3,7 @@
 // forward and backward, see PointwiseCell), add it to the enum and to visit_cell.
 #pragma once
 
+#include "flashrnn/core/error.hpp"
 #include <array>
 #include <concepts>
 #include <span>
@@ -51,7 +52,7 @@ template <class Visitor> decltype(auto) visit_cell(Cell cell, Visitor&& visitor)
     case Cell::elman:
         return visitor(cells::Elman{});
     }
-    throw std::invalid_argument("flashrnn: invalid Cell value " + std::to_string(static_cast<int>(cell)));
+    throw ShapeError("flashrnn: invalid Cell value " + std::to_string(static_cast<int>(cell)));
 }
 
 struct CellInfo {
@@ -72,7 +73,7 @@ inline CellInfo cell_info(Cell cell) {
     });
 }
 
-// Throws std::invalid_argument naming the valid cells.
+// Throws UnsupportedError naming the valid cells.
 Cell parse_cell(std::string_view name);
 
 } // namespace flashrnn

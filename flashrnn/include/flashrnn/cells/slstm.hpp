@@ -29,7 +29,7 @@
 #endif
 
 #include "flashrnn/cells/activations.hpp"
-#include "flashrnn/host_device.hpp"
+#include "flashrnn/detail/host_device.hpp"
 
 namespace flashrnn::cells {
 

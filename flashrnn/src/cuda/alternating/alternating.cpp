@@ -1,7 +1,8 @@
 // The alternating backend's host side: argument checks, the workspace, the launch configuration
 // (ConstrINT's pointwise model, solved once per device and problem) and the time loops, launched
 // directly or replayed from a kept graph (graph_reuse.hpp).
-#include "flashrnn/alternating.hpp"
+#include "flashrnn/rnn/alternating.hpp"
+#include "rnn/backends.hpp"
 
 #include <bit>
 #include <cstddef>
@@ -11,24 +12,21 @@
 #include <string>
 #include <tuple>
 
-#include "cuda/alternating/auxiliary_kernels.hpp"
 #include "cuda/alternating/graph_reuse.hpp"
-#include "cuda/alternating/parameter_gradients.hpp"
-#include "cuda/alternating/recurrent_products.hpp"
 #include "cuda/alternating/step_launch.hpp"
-#include "cuda/alternating/workspace.hpp"
-#include "cuda/common/argument_checks.hpp"
 #include "cuda/common/cublas_handle.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
-#include "flashrnn/pointwise_launch.hpp"
-#include "flashrnn/tensor_shapes.hpp"
-#include "flashrnn/tensor_view.hpp"
+#include "cuda/rnn/auxiliary_kernels.hpp"
+#include "cuda/rnn/parameter_gradients.hpp"
+#include "cuda/rnn/recurrent_products.hpp"
+#include "cuda/rnn/workspace.hpp"
+#include "flashrnn/core/host_tensor.hpp"
+#include "flashrnn/rnn/tensor_shapes.hpp"
+#include "tiling/pointwise_launch.hpp"
 
 namespace flashrnn::alternating {
 namespace {
-
-using cuda::check_workspace;
 
 std::int64_t units_per_step(const ProblemShape& p) {
     return p.batch * p.heads * p.head_dim;
@@ -69,11 +67,6 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
     w.through_r = plan.take<float>(units_per_step(p) * state_gradient_parts(product_shape(info, p)));
     w.parameters = plan_parameter_gradients(plan, cell, p);
     return w;
-}
-
-std::string context_of(const char* pass, Cell cell, DType dtype) {
-    return std::string("flashrnn::alternating::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
-           std::string(to_string(dtype)) + ")";
 }
 
 // The step kernels are bound by latency, not bandwidth: B x NH x DH units (12288 at B = 16 and
@@ -126,33 +119,25 @@ std::byte* at(void* base, std::int64_t elements, DType dtype) {
 
 } // namespace
 
-std::size_t gate_cache_elements(Cell cell, const ProblemShape& problem) {
-    validate(problem);
-    return static_cast<std::size_t>(problem.time_steps * units_per_step(problem) * cell_info(cell).num_gates);
-}
-
-std::size_t forward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
-    validate(problem);
+std::size_t forward_workspace_bytes(const rnn::Problem& problem) {
     WorkspacePlan plan;
-    plan_forward(plan, cell_info(cell), problem, dtype);
+    plan_forward(plan, cell_info(problem.cell), problem.shape, problem.dtype);
     return plan.size();
 }
 
-std::size_t backward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
-    validate(problem);
+std::size_t backward_workspace_bytes(const rnn::Problem& problem) {
     WorkspacePlan plan;
-    plan_backward(plan, cell, problem, dtype);
+    plan_backward(plan, problem.cell, problem.shape, problem.dtype);
     return plan.size();
 }
 
-void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& args, void* workspace,
-             std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("forward", cell, dtype);
-    validate(p);
-    cuda::require_forward_arguments(args, context);
-    check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
-
+// The arguments were checked by rnn::forward (passes.cpp).
+void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream stream) {
+    const Cell cell = problem.cell;
+    const ProblemShape& p = problem.shape;
+    const DType dtype = problem.dtype;
     const CellInfo info = cell_info(cell);
+    void* workspace = args.workspace.data;
     WorkspacePlan plan(workspace);
     const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
     const PointwiseLaunch launch = launch_for(cell, p, dtype);
@@ -162,13 +147,13 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
     auto enqueue = [&](Stream s) {
         // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
         for (int state = 0; state < info.num_states; ++state)
-            cuda::check(cudaMemcpyAsync(at(args.states, sequence.offset(state, 0, 0, 0, 0), dtype),
-                                        at(args.initial_states, state * units_per_step(p), dtype),
+            cuda::check(cudaMemcpyAsync(at(args.states.data, sequence.offset(state, 0, 0, 0, 0), dtype),
+                                        at(args.initial_states.data, state * units_per_step(p), dtype),
                                         static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
                                         cudaMemcpyDeviceToDevice, s),
                         "cudaMemcpyAsync (initial states)");
         reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
-                                   args.recurrent_weights, w.weights_head_major, s);
+                                   args.recurrent_weights.data, w.weights_head_major, s);
 
         cublasHandle_t handle = cuda::cublas_for(s);
         ForwardStep step{unit_grid(p, launch),
@@ -177,34 +162,33 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
                          sequence,
                          states_layout(info, p),
                          0,
-                         args.gate_inputs,
-                         args.bias,
+                         args.gate_inputs.data,
+                         args.bias.data,
                          w.recurrent,
-                         args.states,
-                         args.last_state,
-                         static_cast<float*>(args.gate_cache)};
+                         args.states.data,
+                         args.last_state.data,
+                         static_cast<float*>(args.gate_cache.data)};
         for (std::int64_t t = 0; t < p.time_steps; ++t) {
             recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
-                               at(args.states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
+                               at(args.states.data, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
             step.t = t;
             launch_forward_step(cell, dtype, launch, step, s);
         }
     };
     run_pass(pass_key(Pass::forward, cell, dtype, p, RecurrentGradient::full()),
-             {args.gate_inputs, args.recurrent_weights, args.bias, args.initial_states, args.states,
-              args.last_state, args.gate_cache, workspace},
+             {args.gate_inputs.data, args.recurrent_weights.data, args.bias.data, args.initial_states.data,
+              args.states.data, args.last_state.data, args.gate_cache.data, workspace},
              stream, enqueue);
 }
 
-void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args,
-              RecurrentGradient policy, void* workspace, std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("backward", cell, dtype);
-    validate(p);
-    validate(policy);
-    cuda::require_backward_arguments(args, context);
-    check_workspace(context, workspace, workspace_bytes, backward_workspace_bytes(cell, p, dtype));
-
+// The arguments were checked by rnn::backward (passes.cpp).
+void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const RecurrentGradient& policy,
+              Stream stream) {
+    const Cell cell = problem.cell;
+    const ProblemShape& p = problem.shape;
+    const DType dtype = problem.dtype;
     const CellInfo info = cell_info(cell);
+    void* workspace = args.workspace.data;
     WorkspacePlan plan(workspace);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
     const PointwiseLaunch launch = launch_for(cell, p, dtype);
@@ -217,22 +201,22 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
     // Everything below only launches (run_pass may record it into a graph on another stream).
     auto enqueue = [&](Stream s) {
         reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
-                                   args.recurrent_weights, w.weights_head_major, s);
+                                   args.recurrent_weights.data, w.weights_head_major, s);
         cublasHandle_t handle = cuda::cublas_for(s);
         BackwardStep step{unit_grid(p, launch),
                           gate_inputs_layout(info, p),
                           state_sequence_layout(info, p),
                           states_layout(info, p),
                           p.time_steps,
-                          args.states,
-                          static_cast<const float*>(args.gate_cache),
-                          args.d_states,
-                          args.d_last_state,
+                          args.states.data,
+                          static_cast<const float*>(args.gate_cache.data),
+                          args.d_states.data,
+                          args.d_last_state.data,
                           nullptr,
                           state_gradient_parts(products),
                           device_policy,
                           w.carry,
-                          args.d_gate_inputs,
+                          args.d_gate_inputs.data,
                           w.d_gates};
         for (std::int64_t t = p.time_steps; t >= 1; --t) {
             step.t = t;
@@ -251,16 +235,17 @@ void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs&
                                         cut ? nullptr : w.through_r,
                                         state_gradient_parts(products),
                                         device_policy,
-                                        args.d_states,
-                                        args.d_initial_states},
+                                        args.d_states.data,
+                                        args.d_initial_states.data},
                                        s);
 
-        parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters, args.d_recurrent_weights,
-                            args.d_bias, s);
+        parameter_gradients(cell, p, dtype, w.d_gates, args.states.data, w.parameters,
+                            args.d_recurrent_weights.data, args.d_bias.data, s);
     };
     run_pass(pass_key(Pass::backward, cell, dtype, p, policy),
-             {args.recurrent_weights, args.states, args.gate_cache, args.d_states, args.d_last_state,
-              args.d_gate_inputs, args.d_recurrent_weights, args.d_bias, args.d_initial_states, workspace},
+             {args.recurrent_weights.data, args.states.data, args.gate_cache.data, args.d_states.data,
+              args.d_last_state.data, args.d_gate_inputs.data, args.d_recurrent_weights.data,
+              args.d_bias.data, args.d_initial_states.data, workspace},
              stream, enqueue);
 }
 

@@ -14,7 +14,7 @@
 #include "cuda/common/cublas_handle.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
-#include "flashrnn/alternating.hpp"
+#include "flashrnn/rnn/alternating.hpp"
 
 namespace flashrnn::alternating {
 namespace {

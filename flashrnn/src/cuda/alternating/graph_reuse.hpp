@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 namespace flashrnn::alternating {
 

@@ -7,11 +7,11 @@
 
 #include <cstdint>
 
-#include "cuda/alternating/gate_slots.hpp"
 #include "cuda/alternating/step_kernels_params.hpp"
 #include "cuda/common/elements.cuh"
+#include "cuda/rnn/gate_slots.hpp"
 #include "flashrnn/cells/registry.hpp"
-#include "flashrnn/layout.hpp"
+#include "flashrnn/rnn/layout.hpp"
 
 namespace flashrnn::alternating {
 

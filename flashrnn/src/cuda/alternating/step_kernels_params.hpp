@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "cuda/alternating/recurrent_gradient_policy.hpp"
-#include "flashrnn/host_device.hpp"
-#include "flashrnn/layout.hpp"
+#include "cuda/rnn/recurrent_gradient_policy.hpp"
+#include "flashrnn/detail/host_device.hpp"
+#include "flashrnn/rnn/layout.hpp"
 
 namespace flashrnn::alternating {
 

@@ -4,9 +4,9 @@
 
 #include "cuda/alternating/step_kernels_params.hpp"
 #include "flashrnn/cells/registry.hpp"
-#include "flashrnn/cuda_stream.hpp"
-#include "flashrnn/dtype.hpp"
-#include "flashrnn/pointwise_launch.hpp"
+#include "flashrnn/core/dtype.hpp"
+#include "flashrnn/core/stream.hpp"
+#include "tiling/pointwise_launch.hpp"
 
 namespace flashrnn::alternating {
 

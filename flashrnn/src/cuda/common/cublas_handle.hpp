@@ -4,7 +4,7 @@
 
 #include <cublas_v2.h>
 
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 namespace flashrnn::cuda {
 

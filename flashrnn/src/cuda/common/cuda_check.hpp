@@ -1,6 +1,7 @@
-// CUDA and cuBLAS status checks that throw std::runtime_error naming the failed call.
+// CUDA and cuBLAS status checks that throw DeviceError naming the failed call.
 #pragma once
 
+#include "flashrnn/core/error.hpp"
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -11,14 +12,14 @@ namespace flashrnn::cuda {
 
 inline void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
-        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + cudaGetErrorName(status) + " (" +
-                                 cudaGetErrorString(status) + ")");
+        throw DeviceError(std::string("flashrnn: ") + what + ": " + cudaGetErrorName(status) + " (" +
+                          cudaGetErrorString(status) + ")");
 }
 
 inline void check(cublasStatus_t status, const char* what) {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + cublasGetStatusName(status) +
-                                 " (" + cublasGetStatusString(status) + ")");
+        throw DeviceError(std::string("flashrnn: ") + what + ": " + cublasGetStatusName(status) + " (" +
+                          cublasGetStatusString(status) + ")");
 }
 
 // After a kernel launch: reports a bad launch configuration at once (not at the next sync).

@@ -1,10 +1,11 @@
 #include "cuda/common/device.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include <array>
 #include <mutex>
 
 #include "cuda/common/cuda_check.hpp"
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 namespace flashrnn {
 
@@ -27,7 +28,7 @@ const DeviceLimits& limits_of_current_device() {
     const int device = current_device();
     std::lock_guard lock(mutex);
     if (device < 0 || device >= static_cast<int>(cache.size()))
-        throw std::runtime_error("flashrnn: CUDA device index " + std::to_string(device) + " out of range");
+        throw DeviceError("flashrnn: CUDA device index " + std::to_string(device) + " out of range");
     if (!cache[device]) cache[device] = device_limits_of(device);
     return *cache[device];
 }

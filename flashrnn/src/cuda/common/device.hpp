@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "flashrnn/device_limits.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
 
 namespace flashrnn::cuda {
 

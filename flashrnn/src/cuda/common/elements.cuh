@@ -7,7 +7,7 @@
 
 #include <utility>
 
-#include "flashrnn/dtype.hpp"
+#include "flashrnn/core/dtype.hpp"
 
 namespace flashrnn::cuda {
 

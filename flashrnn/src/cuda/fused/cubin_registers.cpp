@@ -1,5 +1,5 @@
 // Register use read back from a loaded cubin (on a GPU): the driver's view, which a launch obeys.
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
 
 #include "cuda/common/cuda_check.hpp"
 

@@ -1,7 +1,8 @@
 // The fused backend's host side: the tiling solved by ConstrINT, the kernel compiled for it with
 // NVRTC and loaded (with the compiler's feedback when a configuration spills or cannot launch),
-// argument checks, the workspace and the launches.
-#include "flashrnn/fused.hpp"
+// the workspace and the launches.
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/rnn/fused.hpp"
 
 #include <compare>
 #include <cstdlib>
@@ -12,14 +13,14 @@
 #include <string>
 #include <tuple>
 
-#include "cuda/alternating/parameter_gradients.hpp"
-#include "cuda/alternating/workspace.hpp"
-#include "cuda/common/argument_checks.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
+#include "cuda/fused/fused_compiler.hpp"
 #include "cuda/fused/kernels/fused_params.hpp"
-#include "flashrnn/fused_compiler.hpp"
-#include "flashrnn/tensor_shapes.hpp"
+#include "cuda/rnn/parameter_gradients.hpp"
+#include "cuda/rnn/workspace.hpp"
+#include "flashrnn/rnn/tensor_shapes.hpp"
+#include "rnn/backends.hpp"
 
 namespace flashrnn::fused {
 namespace {
@@ -85,8 +86,8 @@ int environment_integer(const char* name, int fallback, int least) {
     char* end = nullptr;
     const long value = std::strtol(text, &end, 10);
     if (*end != '\0' || value < least || value > 1 << 20)
-        throw std::invalid_argument(std::string(name) + "=" + text + ": expected an integer from " +
-                                    std::to_string(least) + " to " + std::to_string(1 << 20));
+        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " +
+                         std::to_string(least) + " to " + std::to_string(1 << 20));
     return static_cast<int>(value);
 }
 
@@ -152,8 +153,8 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
             with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
                                     std::max<std::int64_t>(local_bytes, 1)});
     }
-    throw FusedTilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
-                           " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
+    throw TilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
+                      " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
 }
 
 const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
@@ -206,11 +207,6 @@ TensorLayouts layouts_of(Cell cell, const ProblemShape& p) {
             state_sequence_layout(info, p), {p.batch, p.heads, info.num_gates, p.head_dim}};
 }
 
-std::string context_of(const char* pass, Cell cell, DType dtype) {
-    return std::string("flashrnn::fused::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
-           std::string(to_string(dtype)) + ")";
-}
-
 // One launch per group of heads (traits.launches); each launch's step exchange is its own, zeroed
 // first (its words carry exchange numbers from 1).
 template <class Params>
@@ -240,80 +236,99 @@ void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchan
 
 } // namespace
 
-FusedKernelTraits traits(Cell cell, const ProblemShape& problem, DType dtype, FusedPass pass) {
-    validate(problem);
-    return kernel_for(cell, problem, dtype, pass).traits;
+FusedKernelTraits traits(const rnn::Problem& problem, FusedPass pass) {
+    validate(problem.shape);
+    return kernel_for(problem.cell, problem.shape, problem.dtype, pass).traits;
 }
 
-void prepare(Cell cell, const ProblemShape& problem, DType dtype) {
-    validate(problem);
-    kernel_for(cell, problem, dtype, FusedPass::forward);
-    kernel_for(cell, problem, dtype, FusedPass::backward);
+void prepare(const rnn::Problem& problem) {
+    validate(problem.shape);
+    kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::forward);
+    kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::backward);
 }
 
-std::size_t forward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
-    validate(problem);
+// Both passes compiled and loaded, or the model's refusal remembered (a refused problem would
+// otherwise be solved and compiled again on every call of the automatic backend).
+bool fits(const rnn::Problem& problem) {
+    static std::mutex mutex;
+    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
+                    bool>
+        refused;
+    const ProblemShape& p = problem.shape;
+    const auto key = std::make_tuple(cuda::current_device(), problem.cell, p.heads, p.head_dim, p.batch,
+                                     problem.dtype, tiling_limits());
+    {
+        std::lock_guard lock(mutex);
+        if (refused.contains(key)) return false;
+    }
+    try {
+        prepare(problem);
+        return true;
+    } catch (const TilingError&) {
+        std::lock_guard lock(mutex);
+        refused.emplace(key, true);
+        return false;
+    }
+}
+
+std::size_t forward_workspace_bytes(const rnn::Problem& problem) {
     WorkspacePlan plan;
-    plan_forward(plan, kernel_for(cell, problem, dtype, FusedPass::forward).traits);
+    plan_forward(plan, kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::forward).traits);
     return plan.size();
 }
 
-std::size_t backward_workspace_bytes(Cell cell, const ProblemShape& problem, DType dtype) {
-    validate(problem);
+std::size_t backward_workspace_bytes(const rnn::Problem& problem) {
     WorkspacePlan plan;
-    plan_backward(plan, cell, problem, dtype, kernel_for(cell, problem, dtype, FusedPass::backward).traits);
+    plan_backward(plan, problem.cell, problem.shape, problem.dtype,
+                  kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::backward).traits);
     return plan.size();
 }
 
-void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& args, void* workspace,
-             std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("forward", cell, dtype);
-    validate(p);
-    cuda::require_forward_arguments(args, context);
-    const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::forward);
-    WorkspacePlan plan(workspace);
+// The arguments and the workspace were checked by rnn::forward (passes.cpp).
+void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream stream) {
+    const ProblemShape& p = problem.shape;
+    const LoadedKernel& k = kernel_for(problem.cell, p, problem.dtype, FusedPass::forward);
+    WorkspacePlan plan(args.workspace.data);
     unsigned long long* exchange = plan_forward(plan, k.traits);
-    cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
-    const ForwardParams params{layouts_of(cell, p),
-                               args.gate_inputs,
-                               args.recurrent_weights,
-                               args.bias,
-                               args.initial_states,
-                               args.states,
-                               args.last_state,
-                               static_cast<float*>(args.gate_cache),
+    const ForwardParams params{layouts_of(problem.cell, p),
+                               args.gate_inputs.data,
+                               args.recurrent_weights.data,
+                               args.bias.data,
+                               args.initial_states.data,
+                               args.states.data,
+                               args.last_state.data,
+                               static_cast<float*>(args.gate_cache.data),
                                nullptr,
                                0};
     launch_all(k, params, exchange, stream);
 }
 
-void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args,
-              RecurrentGradient policy, void* workspace, std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("backward", cell, dtype);
-    validate(p);
-    validate(policy);
-    cuda::require_backward_arguments(args, context);
+// The arguments and the workspace were checked by rnn::backward (passes.cpp).
+void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const RecurrentGradient& policy,
+              Stream stream) {
+    const Cell cell = problem.cell;
+    const ProblemShape& p = problem.shape;
+    const DType dtype = problem.dtype;
     const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::backward);
-    WorkspacePlan plan(workspace);
+    WorkspacePlan plan(args.workspace.data);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);
-    cuda::check_workspace(context, workspace, workspace_bytes, plan.size());
     const BackwardParams params{
         layouts_of(cell, p),
-        args.recurrent_weights,
-        args.states,
-        static_cast<const float*>(args.gate_cache),
-        args.d_states,
-        args.d_last_state,
-        args.d_gate_inputs,
+        args.recurrent_weights.data,
+        args.states.data,
+        static_cast<const float*>(args.gate_cache.data),
+        args.d_states.data,
+        args.d_last_state.data,
+        args.d_gate_inputs.data,
         w.d_gates,
-        args.d_initial_states,
+        args.d_initial_states.data,
         nullptr,
         0,
         {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
         policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};
     launch_all(k, params, w.exchange, stream);
-    alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states, w.parameters,
-                                     args.d_recurrent_weights, args.d_bias, stream);
+    alternating::parameter_gradients(cell, p, dtype, w.d_gates, args.states.data, w.parameters,
+                                     args.d_recurrent_weights.data, args.d_bias.data, stream);
 }
 
 } // namespace flashrnn::fused

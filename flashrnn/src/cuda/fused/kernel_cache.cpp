@@ -4,7 +4,8 @@
 //   FNV-1a 64 of everything before it
 // Writers never touch a file in place: they write a temporary file in the same folder and rename(2)
 // it over the entry, so a reader sees either the old file or the new one, whole.
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include "cuda/fused/fnv1a.hpp"
 
@@ -122,8 +123,8 @@ void write_all(int fd, std::string_view bytes, const std::filesystem::path& path
         const ssize_t written = ::write(fd, bytes.data(), bytes.size());
         if (written < 0) {
             if (errno == EINTR) continue;
-            throw std::runtime_error("flashrnn kernel cache: cannot write " + path.string() + ": " +
-                                     std::strerror(errno));
+            throw DeviceError("flashrnn kernel cache: cannot write " + path.string() + ": " +
+                              std::strerror(errno));
         }
         bytes.remove_prefix(static_cast<std::size_t>(written));
     }
@@ -158,20 +159,20 @@ void KernelCache::store(const std::string& key, const CompiledKernel& kernel) co
     std::error_code error;
     std::filesystem::create_directories(dir_, error); // another process may create it at the same time
     if (!std::filesystem::is_directory(dir_))
-        throw std::runtime_error("flashrnn kernel cache: cannot create the folder " + dir_.string() +
-                                 (error ? ": " + error.message() : ""));
+        throw DeviceError("flashrnn kernel cache: cannot create the folder " + dir_.string() +
+                          (error ? ": " + error.message() : ""));
     const std::filesystem::path target = path_of(key);
     const std::filesystem::path temporary = target.string() + temporary_suffix();
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
-        throw std::runtime_error("flashrnn kernel cache: cannot create " + temporary.string() + ": " +
-                                 std::strerror(errno));
+        throw DeviceError("flashrnn kernel cache: cannot create " + temporary.string() + ": " +
+                          std::strerror(errno));
     try {
         write_all(fd, serialize(key, kernel), temporary);
         // The data reaches the disk before the name does: after a crash the entry is whole or absent.
         if (::fsync(fd) != 0)
-            throw std::runtime_error("flashrnn kernel cache: cannot sync " + temporary.string() + ": " +
-                                     std::strerror(errno));
+            throw DeviceError("flashrnn kernel cache: cannot sync " + temporary.string() + ": " +
+                              std::strerror(errno));
     } catch (...) {
         ::close(fd);
         ::unlink(temporary.c_str());
@@ -181,8 +182,8 @@ void KernelCache::store(const std::string& key, const CompiledKernel& kernel) co
     if (::rename(temporary.c_str(), target.c_str()) != 0) {
         const int rename_error = errno;
         ::unlink(temporary.c_str());
-        throw std::runtime_error("flashrnn kernel cache: cannot rename " + temporary.string() + " to " +
-                                 target.string() + ": " + std::strerror(rename_error));
+        throw DeviceError("flashrnn kernel cache: cannot rename " + temporary.string() + " to " +
+                          target.string() + ": " + std::strerror(rename_error));
     }
 }
 

@@ -1,7 +1,7 @@
 // The fused kernels as NVRTC sees them: a one-line program that includes the pass's kernel, with
 // every header it needs given in memory (embedded at build time).
 #include "cuda/fused/embedded_sources.hpp"
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
 
 namespace flashrnn {
 

@@ -1,9 +1,10 @@
 // NVRTC: the fused kernels compiled at run time for their traits and the GPU's architecture, the
 // compiler's register report kept for the tiling model, the result cached on disk.
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
+#include "flashrnn/core/error.hpp"
 
 #include "cuda/fused/fnv1a.hpp"
-#include "flashrnn/cuda_stream.hpp"
+#include "flashrnn/core/stream.hpp"
 
 #include <nvrtc.h>
 
@@ -21,7 +22,7 @@ namespace {
 
 void check(nvrtcResult result, const char* what) {
     if (result != NVRTC_SUCCESS)
-        throw std::runtime_error(std::string("flashrnn: ") + what + ": " + nvrtcGetErrorString(result));
+        throw DeviceError(std::string("flashrnn: ") + what + ": " + nvrtcGetErrorString(result));
 }
 
 struct ProgramDeleter {
@@ -88,10 +89,10 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
                                     std::string_view architecture, const CompileOptions& options) {
     static const std::regex valid_architecture(R"(sm_[0-9]{2,3}a?)");
     if (!std::regex_match(std::string(architecture), valid_architecture))
-        throw std::invalid_argument("flashrnn: architecture '" + std::string(architecture) +
-                                    "' is not of the form sm_90 or sm_90a");
+        throw ShapeError("flashrnn: architecture '" + std::string(architecture) +
+                         "' is not of the form sm_90 or sm_90a");
     if (source.entry.empty())
-        throw std::invalid_argument("flashrnn: kernel source '" + source.name + "' names no entry function");
+        throw ShapeError("flashrnn: kernel source '" + source.name + "' names no entry function");
 
     // The traits first, then the kernel, whose lines keep their own numbers in messages.
     const std::string text = traits.to_source() + "#line 1 \"" + source.name + "\"\n" + source.text;
@@ -129,9 +130,9 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     CompiledKernel kernel;
     kernel.log = program_log(*program);
     if (compiled != NVRTC_SUCCESS)
-        throw std::runtime_error("flashrnn: NVRTC could not compile " + source.name + " for " +
-                                 std::string(architecture) + " (" + traits.key() +
-                                 "): " + nvrtcGetErrorString(compiled) + "\n" + kernel.log);
+        throw DeviceError("flashrnn: NVRTC could not compile " + source.name + " for " +
+                          std::string(architecture) + " (" + traits.key() +
+                          "): " + nvrtcGetErrorString(compiled) + "\n" + kernel.log);
     const char* lowered = nullptr;
     check(nvrtcGetLoweredName(*program, source.entry.c_str(), &lowered), "nvrtcGetLoweredName");
     kernel.lowered_name = lowered;
@@ -149,7 +150,7 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
         if (cuda_device_available()) {
             try {
                 kernel.registers = registers_from_cubin(kernel);
-            } catch (const std::runtime_error&) {
+            } catch (const Error&) {
                 // Another architecture than the GPU's: no report.
             }
         }
@@ -158,7 +159,7 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     if (options.use_cache) {
         try {
             cache.store(key, kernel);
-        } catch (const std::runtime_error& e) {
+        } catch (const Error& e) {
             // A read-only or full cache folder costs a recompilation next time, not this kernel.
             kernel.log += std::string("\nflashrnn: not cached: ") + e.what();
         }

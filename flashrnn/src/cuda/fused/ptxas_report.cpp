@@ -3,7 +3,7 @@
 //   ptxas info    : Function properties for _Z1kPf
 //   ptxas         .     1200 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
 //   ptxas info    : Used 40 registers, used 0 barriers, 1200 bytes cumulative stack size
-#include "flashrnn/fused_compiler.hpp"
+#include "cuda/fused/fused_compiler.hpp"
 
 #include <regex>
 #include <string>

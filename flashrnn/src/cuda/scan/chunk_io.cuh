@@ -19,7 +19,7 @@
 
 #include "cuda/common/elements.cuh"
 #include "cuda/scan/warp_shuffle.cuh"
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 namespace flashrnn::cuda::scan {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 namespace flashrnn::cuda::scan {
 

@@ -7,16 +7,18 @@
 #include <optional>
 #include <string_view>
 
-#include "flashrnn/dtype.hpp"
-#include "flashrnn/scan.hpp"
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/core/dtype.hpp"
+#include "flashrnn/core/tensor.hpp"
+#include "flashrnn/scan/shape.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 namespace flashrnn::cuda::scan {
 
-// Throws std::invalid_argument naming `call` when a forced configuration is not compiled or, with
-// `single_tile`, its tile is shorter than the sequence.
+// `tensors`: the call's row tensors, already checked (rows.hpp). Throws ShapeError naming `call`
+// ("flashrnn::linrec::forward") when a forced configuration is not compiled or, with `single_tile`,
+// its tile is shorter than the sequence.
 ScanConfig resolve_scan_config(std::string_view call, ScanKernel kernel, DType dtype, const ScanShape& shape,
-                               std::initializer_list<ConstRows> tensors,
+                               std::initializer_list<ConstTensorView> tensors,
                                const std::optional<ScanConfig>& forced, bool single_tile);
 
 } // namespace flashrnn::cuda::scan

@@ -2,11 +2,11 @@
 // independent sequences of 2-vectors, h_{-1} = 0, fp32, dense rows (row s of A holds 4 L floats, row-major
 // matrices; b and h 2 L floats). Internal: the GPU tests run it to show that the scan core takes the
 // Newton solvers' element type without a copy of its code; one configuration (4 elements x 128
-// threads), no launch model yet. Bad arguments throw std::invalid_argument.
+// threads), no launch model yet. Bad arguments throw ShapeError.
 #pragma once
 
-#include "flashrnn/cuda_stream.hpp"
-#include "flashrnn/scan.hpp"
+#include "flashrnn/core/stream.hpp"
+#include "flashrnn/scan/shape.hpp"
 
 namespace flashrnn::cuda::scan {
 

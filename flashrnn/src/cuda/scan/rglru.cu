@@ -1,7 +1,6 @@
 // The fused RG-LRU's host API: argument checks, the configuration from the scan model, the launch.
-#include "flashrnn/rglru.hpp"
+#include "flashrnn/scan/rglru.hpp"
 
-#include <stdexcept>
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
@@ -9,9 +8,11 @@
 #include "cuda/scan/launch_config.hpp"
 #include "cuda/scan/rglru_clients.cuh"
 #include "cuda/scan/scan_pipe.cuh"
-#include "flashrnn/scan_launch.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/scan/rows.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
-namespace flashrnn {
+namespace flashrnn::rglru {
 
 namespace {
 
@@ -21,13 +22,31 @@ using cuda::scan::RglruForward;
 using cuda::scan::RglruRowParams;
 using cuda::scan::rows_of;
 
-void check_arguments(const char* call, DType dtype, const RglruShape& shape, const float* lambda) {
-    if (dtype == DType::fp16)
-        throw std::invalid_argument(std::string("flashrnn::") + call +
-                                    ": dtype fp16 is not supported (fp32 or bf16)");
-    check_rglru_shape(call, shape);
-    if (lambda == nullptr)
-        throw std::invalid_argument(std::string("flashrnn::") + call + ": lambda is a null pointer");
+// The calls as messages name them; check_rglru_shape adds the "flashrnn::".
+constexpr const char* kForward = "flashrnn::rglru::forward";
+constexpr const char* kBackward = "flashrnn::rglru::backward";
+
+// The dtype, then the sizes; the tensors are checked by the callers.
+void check_problem(const char* call, const char* short_call, const Problem& problem) {
+    if (problem.dtype == DType::fp16)
+        throw UnsupportedError(std::string(call) + ": dtype fp16 is not supported (fp32 or bf16)");
+    check_rglru_shape(short_call, problem.shape);
+}
+
+// [B*R, L] rows of the problem's dtype.
+void check_sequence(const char* call, const char* tensor, const ConstTensorView& view,
+                    const Problem& problem) {
+    check_rows(call, tensor, view, problem.dtype, problem.shape.scan(), "B*R");
+}
+
+// fp32 [B*R]: a state per row.
+TensorRequirement states_requirement(const Problem& problem) {
+    return {DType::fp32, {{"B*R", problem.shape.batch * problem.shape.channels}}};
+}
+
+// fp32 [R]: Lambda and its gradient.
+TensorRequirement lambda_requirement(const Problem& problem) {
+    return {DType::fp32, {{"R", problem.shape.channels}}};
 }
 
 // Only the dtypes RG-LRU supports: no fp16 kernels are compiled.
@@ -40,17 +59,22 @@ template <class F> void visit_rglru_dtype(DType dtype, F&& f) {
 
 } // namespace
 
-void rglru_forward(DType dtype, const RglruShape& shape, const RglruForwardArgs& args, Stream stream) {
-    const char* call = "rglru_forward";
-    check_arguments(call, dtype, shape, args.lambda);
-    const ScanShape scan = shape.scan();
-    check_rows(call, "x", args.x, scan, dtype);
-    check_rows(call, "gate_a", args.gate_a, scan, dtype);
-    check_rows(call, "gate_x", args.gate_x, scan, dtype);
-    check_rows(call, "h", as_const(args.h), scan, dtype);
+void forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
+    check_problem(kForward, "rglru::forward", problem);
+    check_sequence(kForward, "x", args.x, problem);
+    check_sequence(kForward, "gate_a", args.gate_a, problem);
+    check_sequence(kForward, "gate_x", args.gate_x, problem);
+    check_tensor(kForward, "lambda", args.lambda, lambda_requirement(problem));
+    check_optional_tensor(kForward, "h0", args.h0, states_requirement(problem));
+    check_sequence(kForward, "h", args.h, problem);
+    check_optional_tensor(kForward, "h_last", args.h_last, states_requirement(problem));
+    const DType dtype = problem.dtype;
+    const ScanShape scan = problem.shape.scan();
     const ScanConfig config =
-        resolve_scan_config(call, ScanKernel::rglru_forward, dtype, scan,
-                            {args.x, args.gate_a, args.gate_x, as_const(args.h)}, args.config, false);
+        resolve_scan_config(kForward, ScanKernel::rglru_forward, dtype, scan,
+                            {args.x, args.gate_a, args.gate_x, args.h}, options.config, false);
+    const RglruRowParams rows{static_cast<const float*>(args.lambda.data),
+                              static_cast<const float*>(args.h0.data), problem.shape.channels};
     visit_rglru_dtype(dtype, [&]<class T>(T) {
         cuda::scan::visit_scan_config<kRglruDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
             using Client = RglruForward<T, E, A>;
@@ -58,8 +82,8 @@ void rglru_forward(DType dtype, const RglruShape& shape, const RglruForwardArgs&
                                                  rows_of<T>(args.gate_a),
                                                  rows_of<T>(args.gate_x),
                                                  rows_of<T>(args.h),
-                                                 RglruRowParams{args.lambda, args.h0, shape.channels},
-                                                 args.h_last,
+                                                 rows,
+                                                 static_cast<float*>(args.h_last.data),
                                                  scan.sequences,
                                                  scan.length};
             cuda::scan::launch_pipe<Client, E, kThreads, A>(params, stream, "rglru forward");
@@ -67,28 +91,32 @@ void rglru_forward(DType dtype, const RglruShape& shape, const RglruForwardArgs&
     });
 }
 
-void rglru_backward(DType dtype, const RglruShape& shape, const RglruBackwardArgs& args, Stream stream) {
-    const char* call = "rglru_backward";
-    check_arguments(call, dtype, shape, args.lambda);
-    const ScanShape scan = shape.scan();
-    check_rows(call, "x", args.x, scan, dtype);
-    check_rows(call, "gate_a", args.gate_a, scan, dtype);
-    check_rows(call, "gate_x", args.gate_x, scan, dtype);
-    check_rows(call, "h", args.h, scan, dtype);
-    check_rows(call, "dh", args.dh, scan, dtype);
-    check_rows(call, "dx", as_const(args.dx), scan, dtype);
-    check_rows(call, "d_gate_a", as_const(args.d_gate_a), scan, dtype);
-    check_rows(call, "d_gate_x", as_const(args.d_gate_x), scan, dtype);
-    if (args.d_lambda == nullptr)
-        throw std::invalid_argument("flashrnn::rglru_backward: d_lambda is a null pointer");
-    const ScanConfig config =
-        resolve_scan_config(call, ScanKernel::rglru_backward, dtype, scan,
-                            {args.x, args.gate_a, args.gate_x, args.h, args.dh, as_const(args.dx),
-                             as_const(args.d_gate_a), as_const(args.d_gate_x)},
-                            args.config, false);
-    cuda::check(
-        cudaMemsetAsync(args.d_lambda, 0, static_cast<std::size_t>(shape.channels) * sizeof(float), stream),
-        "cudaMemsetAsync(d_lambda)");
+void backward(const Problem& problem, const BackwardArgs& args, const Options& options, Stream stream) {
+    check_problem(kBackward, "rglru::backward", problem);
+    check_sequence(kBackward, "x", args.x, problem);
+    check_sequence(kBackward, "gate_a", args.gate_a, problem);
+    check_sequence(kBackward, "gate_x", args.gate_x, problem);
+    check_tensor(kBackward, "lambda", args.lambda, lambda_requirement(problem));
+    check_optional_tensor(kBackward, "h0", args.h0, states_requirement(problem));
+    check_sequence(kBackward, "h", args.h, problem);
+    check_sequence(kBackward, "dh", args.dh, problem);
+    check_optional_tensor(kBackward, "dh_last", args.dh_last, states_requirement(problem));
+    check_sequence(kBackward, "dx", args.dx, problem);
+    check_sequence(kBackward, "d_gate_a", args.d_gate_a, problem);
+    check_sequence(kBackward, "d_gate_x", args.d_gate_x, problem);
+    check_tensor(kBackward, "d_lambda", args.d_lambda, lambda_requirement(problem));
+    check_optional_tensor(kBackward, "dh0", args.dh0, states_requirement(problem));
+    const DType dtype = problem.dtype;
+    const ScanShape scan = problem.shape.scan();
+    const ScanConfig config = resolve_scan_config(
+        kBackward, ScanKernel::rglru_backward, dtype, scan,
+        {args.x, args.gate_a, args.gate_x, args.h, args.dh, args.dx, args.d_gate_a, args.d_gate_x},
+        options.config, false);
+    const RglruRowParams rows{static_cast<const float*>(args.lambda.data),
+                              static_cast<const float*>(args.h0.data), problem.shape.channels};
+    cuda::check(cudaMemsetAsync(args.d_lambda.data, 0,
+                                static_cast<std::size_t>(problem.shape.channels) * sizeof(float), stream),
+                "cudaMemsetAsync(d_lambda)");
     visit_rglru_dtype(dtype, [&]<class T>(T) {
         cuda::scan::visit_scan_config<kRglruDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
             using Client = RglruBackward<T, E, A>;
@@ -100,10 +128,10 @@ void rglru_backward(DType dtype, const RglruShape& shape, const RglruBackwardArg
                                                  rows_of<T>(args.dx),
                                                  rows_of<T>(args.d_gate_a),
                                                  rows_of<T>(args.d_gate_x),
-                                                 RglruRowParams{args.lambda, args.h0, shape.channels},
-                                                 args.dh_last,
-                                                 args.d_lambda,
-                                                 args.dh0,
+                                                 rows,
+                                                 static_cast<const float*>(args.dh_last.data),
+                                                 static_cast<float*>(args.d_lambda.data),
+                                                 static_cast<float*>(args.dh0.data),
                                                  scan.sequences,
                                                  scan.length};
             cuda::scan::launch_pipe<Client, E, kThreads, A>(params, stream, "rglru backward");
@@ -111,4 +139,4 @@ void rglru_backward(DType dtype, const RglruShape& shape, const RglruBackwardArg
     });
 }
 
-} // namespace flashrnn
+} // namespace flashrnn::rglru

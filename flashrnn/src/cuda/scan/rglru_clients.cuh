@@ -10,7 +10,7 @@
 #include "cuda/scan/chunk_io.cuh"
 #include "cuda/scan/linrec_clients.cuh"
 #include "cuda/scan/warp_shuffle.cuh"
-#include "flashrnn/rglru_math.hpp"
+#include "scan/rglru_math.hpp"
 
 namespace flashrnn::cuda::scan {
 

@@ -2,7 +2,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "flashrnn/scan_reference.hpp"
+#include "flashrnn/scan/reference.hpp"
 #include "reference/scan/sizes.hpp"
 
 namespace flashrnn::reference {

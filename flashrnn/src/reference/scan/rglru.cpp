@@ -1,7 +1,8 @@
 #include <cstddef>
 
-#include "flashrnn/scan_reference.hpp"
+#include "flashrnn/scan/reference.hpp"
 #include "reference/scan/sizes.hpp"
+#include "scan/rglru_math.hpp"
 
 namespace flashrnn::reference {
 

@@ -7,7 +7,7 @@
 // (fused_exchange.cuh).
 #pragma once
 
-#include "cuda/alternating/gate_slots.hpp"
+#include "cuda/rnn/gate_slots.hpp"
 #include "fused_common.cuh"
 #include "fused_exchange.cuh"
 

@@ -6,7 +6,7 @@
 // several blocks, sent to all of them through the step exchange (fused_exchange.cuh).
 #pragma once
 
-#include "cuda/alternating/gate_slots.hpp"
+#include "cuda/rnn/gate_slots.hpp"
 #include "fused_common.cuh"
 #include "fused_exchange.cuh"
 

@@ -2,9 +2,9 @@
 // and by the kernels compiled with NVRTC (which has no standard library: plain types only).
 #pragma once
 
-#include "cuda/alternating/recurrent_gradient_policy.hpp"
-#include "flashrnn/host_device.hpp"
-#include "flashrnn/layout.hpp"
+#include "cuda/rnn/recurrent_gradient_policy.hpp"
+#include "flashrnn/detail/host_device.hpp"
+#include "flashrnn/rnn/layout.hpp"
 
 namespace flashrnn::fused {
 

@@ -1,0 +1,26 @@
+// Which implementation runs a recurrent pass: the CPU has the float64 reference (reference.hpp);
+// the GPU has two backends, and an automatic choice between them.
+#pragma once
+
+#include <string_view>
+
+#include "flashrnn/rnn/problem.hpp"
+
+namespace flashrnn::rnn {
+
+enum class Backend {
+    // fused when the fused model finds a configuration of both passes on the current GPU (it is the
+    // faster at every size it runs, docs/benchmarks.md), else alternating.
+    automatic,
+    alternating, // per step a cuBLAS product and a pointwise kernel (alternating.hpp)
+    fused,       // one persistent kernel per pass (fused.hpp)
+};
+
+std::string_view to_string(Backend backend);
+Backend parse_backend(std::string_view name); // throws UnsupportedError naming the valid ones
+
+// The backend `requested` stands for on the current GPU: itself, or for automatic the choice above
+// (solved once per problem and device). Throws UnsupportedError in a build without CUDA.
+Backend resolve_backend(const Problem& problem, Backend requested);
+
+} // namespace flashrnn::rnn

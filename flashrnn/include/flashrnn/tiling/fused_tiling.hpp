@@ -1,0 +1,158 @@
+// The fused kernels' compile-time configuration, chosen by ConstrINT: the tiling of the recurrent
+// product over batch, the parallel dimension and the accumulated dimension, into mma tiles, warps,
+// blocks and loops (the paper's E/W/B/L factors, App. B), with R held in registers and shared memory.
+//
+// Forward, per head: gates[b, :] = R s0[b, :], R of G_rec * DH rows (gate units, parallel) and DH
+// columns (state units, accumulated). Backward: ds0[b, :] = R^T dg[b, :], DH rows (state units,
+// parallel) and G_rec * DH columns (gate units, accumulated). The kernel multiplies with mma.sync:
+// R (or R^T) is the A operand (m rows x k columns), the batch is the n dimension.
+#pragma once
+
+#include "flashrnn/cells/registry.hpp"
+#include "flashrnn/core/dtype.hpp"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/tiling/device_limits.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flashrnn {
+
+enum class FusedPass { forward, backward };
+
+std::string_view to_string(FusedPass pass);
+
+// Every compile-time choice of one fused kernel (the kernel-traits struct of CUTLASS / FlashAttention).
+// "Rows" are the parallel dimension of the product (forward: gate units, backward: state units);
+// "k" is the accumulated one (forward: state units, backward: gate units). Rows of a block are
+// unit-major: row = unit * rows_per_unit + gate, so that a block holds every gate of its units.
+struct FusedKernelTraits {
+    // The problem the traits were solved for.
+    FusedPass pass = FusedPass::forward;
+    Cell cell = Cell::lstm;
+    DType dtype = DType::bf16;
+    int head_dim = 0;
+    int heads = 0;
+    int batch = 0;
+    // The kernel indexes its tensors with the problem's sizes as compile-time constants (fewer
+    // instructions per step, more registers); off, it reads them at run time.
+    bool compile_time_sizes = true;
+    int num_states = 0;          // states of the cell (S)
+    int num_gates = 0;           // bias rows (G)
+    int num_recurrent_gates = 0; // blocks of R (G_rec)
+    int compute_capability = 0;  // the architecture the configuration was solved for
+
+    // The tensor-core instruction: mma.sync m{mma_m}n{mma_n}k{mma_k}, fp32 accumulation.
+    int mma_m = 0, mma_n = 0, mma_k = 0;
+    int element_bytes = 0; // bytes of one element of R in registers and shared memory
+
+    // The rows of one head (forward: G_rec * DH, backward: DH) and the accumulated length.
+    int rows_per_unit = 0; // forward: G_rec, backward: 1
+    int rows = 0;
+    int k_length = 0;
+
+    // Grid: heads_per_launch * batch_blocks * row_blocks * k_blocks blocks per launch.
+    int heads_per_launch = 0; // heads of one launch (divides NH); launches = NH / heads_per_launch
+    int launches = 0;
+    int batch_blocks = 0;     // blocks along the batch, each with its own copy of its part of R
+    int row_blocks = 0;       // blocks along the rows (the paper's B_G forward, B_S backward)
+    int k_blocks = 0;         // blocks along the accumulated dimension (partial sums through memory)
+    bool cooperative = false; // a head spans several blocks: they exchange the state each step
+    // How they exchange it (fused_exchange.cuh): words tagged with their step (no barrier, twice the
+    // bytes), or a barrier and the tensor the blocks wrote. Tagged while a block reads at most
+    // kTaggedExchangeBytes per step.
+    bool tagged_exchange = false;
+    static constexpr std::int64_t kTaggedExchangeBytes = 32 * 1024;
+
+    // One block.
+    int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)
+    int row_tiles_per_block = 0;   // mma_m-row tiles of the block (its rows rounded up to tiles)
+    int k_tiles_per_block = 0;     // mma_k-column tiles of the block's accumulated slice
+    int batch_tiles_per_block = 0; // mma_n-wide batch tiles per block (the batch padded to tiles)
+    int row_warps = 0;             // warps along the rows
+    int k_warps = 0;               // warps along the accumulated dimension (summed in shared memory)
+    int threads_per_block = 0;
+
+    // One warp: a row_tiles_per_warp x k_tiles_per_warp patch of R tiles, looped over; of each row
+    // tile's k tiles the first k_tiles_in_registers are held in registers, the rest in shared memory.
+    int row_tiles_per_warp = 0;
+    int k_tiles_per_warp = 0;
+    int k_tiles_in_registers = 0;
+    int k_tiles_in_shared_memory = 0;
+
+    // What the model estimates (the compiler's report may differ; see FusedTilingRequest::feedback).
+    int registers_per_thread = 0;
+    int r_registers_per_thread = 0;
+    std::int64_t shared_memory_bytes = 0;   // dynamic shared memory per block
+    std::int64_t r_shared_memory_bytes = 0; // the part of it that holds R
+
+    friend bool operator==(const FusedKernelTraits&, const FusedKernelTraits&) = default;
+
+    // The compile-time constants as (name, value), names prefixed FLASHRNN_FUSED_.
+    std::vector<std::pair<std::string, std::int64_t>> defines() const;
+    // The constants as C++ for NVRTC: a struct FusedTraits of static constexpr members.
+    std::string to_source() const;
+    // The constants as compiler options "-DNAME=VALUE".
+    std::vector<std::string> compiler_options() const;
+    // A canonical one-line text of every choice: equal keys mean equal kernels (the cache key).
+    std::string key() const;
+};
+
+// What the compiler reported for a configuration: the register-count feedback of the paper's Fig. 5.
+struct RegisterFeedback {
+    FusedKernelTraits traits;
+    int registers_per_thread = 0;
+    std::int64_t spill_bytes = 0; // bytes of spill stores per thread (0: no spill)
+};
+
+struct FusedTilingRequest {
+    FusedPass pass = FusedPass::forward;
+    Cell cell = Cell::lstm;
+    DType dtype = DType::bf16;
+    int heads = 1;
+    int head_dim = 0;
+    int batch = 1;
+    // Half the 1024 threads a block may have. Measured on the H100 (LSTM bf16, B = 16, T = 1024):
+    // 512 threads against the paper's 256 (App. D) made the forward 15% faster at (12, 64) and
+    // (6, 128) and 20% faster at (1, 768); the items per thread halve, and so do the registers.
+    int max_threads_per_block = 512;
+    // At most this many blocks share one head (0: no limit beyond the SM count). Fewer, larger
+    // blocks trade product time for less traffic in the step exchange.
+    int max_blocks_per_head = 0;
+    // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
+    // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
+    int overhead_registers_per_thread = 40;
+    // Whether the kernel may index with compile-time sizes (FusedKernelTraits::compile_time_sizes);
+    // the backend turns it off before moving R out of registers when a kernel spills.
+    bool compile_time_sizes = true;
+    // Reports of earlier compilations (use with_feedback): a spilling configuration is excluded
+    // together with every configuration holding as many registers of R per thread or more.
+    std::vector<RegisterFeedback> feedback;
+};
+
+struct FusedTilingResult {
+    FusedKernelTraits traits;
+    double solve_seconds = 0;
+    std::uint64_t search_nodes = 0;
+};
+
+// Solves the model. Throws ShapeError for a malformed request (no heads), UnsupportedError when the
+// architecture has no mma for the dtype, and TilingError when nothing fits.
+FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request);
+
+// Whether a configuration exists (no explanation is computed: for scans over sizes).
+bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& request);
+
+// A multi-line human-readable description of the traits (for `flashrnn tune`).
+std::string describe(const FusedKernelTraits& traits);
+
+// The request tightened by one compiler report: appended to feedback; a report without spills also
+// raises overhead_registers_per_thread to what the compiler used beyond the modelled registers.
+FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report);
+
+} // namespace flashrnn

@@ -1,0 +1,82 @@
+// The launch configuration of the scan kernels (linrec, RG-LRU), chosen by a ConstrINT model over the
+// device limits and the sequence length. The configurations compiled ahead of time are listed here
+// once: the CUDA code instantiates exactly these, and the model takes them as its domains.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "flashrnn/tiling/device_limits.hpp"
+
+namespace flashrnn {
+
+// How a thread gets its elements (a contiguous chunk of `elements_per_thread` of one row):
+//  direct: element-wise loads and stores of the chunk (any alignment);
+//  shared: each warp reads its span coalesced, element by element, and transposes it through shared
+//          memory (any alignment);
+//  vector: the chunk in consecutive aligned 16-byte packets (or one narrower packet), no transposition;
+//          needs aligned rows.
+enum class ScanAccess { direct = 0, shared = 1, vector = 2 };
+
+std::string_view to_string(ScanAccess access);
+
+struct ScanConfig {
+    int elements_per_thread = 0;
+    int threads_per_block = 0;
+    ScanAccess access = ScanAccess::direct;
+    friend bool operator==(const ScanConfig&, const ScanConfig&) = default;
+};
+
+// The scan kernels with a launch model. Each has its own compiled configurations.
+enum class ScanKernel { linrec_forward, linrec_backward, rglru_forward, rglru_backward };
+
+std::string_view to_string(ScanKernel kernel);
+ScanKernel parse_scan_kernel(std::string_view name); // throws UnsupportedError
+
+// The compiled configurations: the product of these domains. Kept small, since each configuration is
+// one kernel per dtype and direction.
+struct ScanDomains {
+    std::array<int, 3> elements_per_thread;
+    std::array<int, 4> threads_per_block;
+    std::array<ScanAccess, 3> accesses;
+};
+inline constexpr ScanDomains kLinrecDomains{
+    {4, 8, 16}, {32, 128, 256, 512}, {ScanAccess::direct, ScanAccess::shared, ScanAccess::vector}};
+struct RglruDomains {
+    std::array<int, 2> elements_per_thread;
+    std::array<int, 3> threads_per_block;
+    std::array<ScanAccess, 2> accesses;
+};
+inline constexpr RglruDomains kRglruDomains{{4, 8}, {32, 128, 256}, {ScanAccess::shared, ScanAccess::vector}};
+
+// Number of element streams a kernel moves per element (loaded + stored), and loaded only.
+int tensors_moved(ScanKernel kernel);
+int tensors_loaded(ScanKernel kernel);
+
+struct ScanProblem {
+    std::int64_t sequences = 0;
+    std::int64_t length = 0;
+    int bytes_per_element = 4; // 4 (fp32), 2 (bf16, fp16)
+    bool rows_aligned = true;  // every tensor's rows start on 16-byte boundaries (vector access allowed)
+    bool single_tile = false;  // the "tile" variant: one tile must hold the whole sequence
+};
+
+// Solves the model: a compiled configuration within the block's thread, register and static shared
+// memory limits; vector access only on 16-byte aligned rows and with one 16-byte packet per thread
+// and tensor; a tile not much longer than the sequence (or a single tile, for the tile variant).
+// Preferences, in order (measured on an H100, see scan_launch.cpp): shared access; 32 bytes per
+// thread and tensor (16 for linrec's backward); a tile near the sequence length, at most 2048 fp32 or
+// 256 16-bit elements; vector before direct access. Answers are cached per device and problem. Throws
+// ShapeError for a bad problem and TilingError naming the conflicting constraints
+// when nothing fits.
+ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
+
+// Whether a configuration is one of the kernel's compiled ones.
+bool is_compiled(ScanKernel kernel, const ScanConfig& config);
+
+// "8 elements per thread x 256 threads (tile 2048), vector access"
+std::string describe(const ScanConfig& config);
+
+} // namespace flashrnn
