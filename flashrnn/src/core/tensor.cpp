@@ -101,8 +101,9 @@ void check_tensor(std::string_view call, std::string_view tensor, const ConstTen
                          std::to_string(view.sizes.rank()) + " dimensions");
     if (requirement.strides == TensorRequirement::Strides::dense) {
         if (!view.is_dense())
-            throw ShapeError(name + " must be dense row-major (strides " + to_string(dense_strides(view.sizes)) +
-                             "), got strides " + to_string(view.strides));
+            throw ShapeError(name + " must be dense row-major (strides " +
+                             to_string(dense_strides(view.sizes)) + "), got strides " +
+                             to_string(view.strides));
     } else {
         // Rows: the first dimension may be strided (a view of a wider tensor), the rest dense.
         const Extents strides = view.strides_or_dense();
@@ -112,8 +113,8 @@ void check_tensor(std::string_view call, std::string_view tensor, const ConstTen
                 throw ShapeError(name + " must be dense in every dimension but the first, got strides " +
                                  to_string(strides));
         if (view.sizes.rank() > 0 && strides[0] < dense[0])
-            throw ShapeError(name + " has row stride " + std::to_string(strides[0]) + ", smaller than a row (" +
-                             std::to_string(dense[0]) + " elements)");
+            throw ShapeError(name + " has row stride " + std::to_string(strides[0]) +
+                             ", smaller than a row (" + std::to_string(dense[0]) + " elements)");
         // The last element's byte offset must fit a signed 64-bit integer: (rows - 1) * stride + row
         // <= INT64_MAX / bytes, tested without overflowing.
         const std::int64_t max_elements = std::numeric_limits<std::int64_t>::max() / bytes_of(view.dtype);
@@ -124,7 +125,8 @@ void check_tensor(std::string_view call, std::string_view tensor, const ConstTen
     }
     const auto alignment = static_cast<std::uintptr_t>(std::max(requirement.alignment, bytes_of(view.dtype)));
     if (reinterpret_cast<std::uintptr_t>(view.data) % alignment != 0)
-        throw ShapeError(name + " must be " + std::to_string(alignment) + "-byte aligned (cudaMalloc gives 256)");
+        throw ShapeError(name + " must be " + std::to_string(alignment) +
+                         "-byte aligned (cudaMalloc gives 256)");
 }
 
 } // namespace flashrnn

@@ -22,7 +22,8 @@ std::string_view to_string(Backend backend) {
 Backend parse_backend(std::string_view name) {
     for (Backend b : {Backend::automatic, Backend::alternating, Backend::fused})
         if (name == to_string(b)) return b;
-    throw UnsupportedError("flashrnn: unknown backend '" + std::string(name) + "' (automatic, alternating or fused)");
+    throw UnsupportedError("flashrnn: unknown backend '" + std::string(name) +
+                           "' (automatic, alternating or fused)");
 }
 
 Backend resolve_backend(const Problem& problem, Backend requested) {

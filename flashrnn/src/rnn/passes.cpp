@@ -19,15 +19,18 @@ std::string context_of(const char* pass, const Problem& problem, Backend backend
 
 // The gate cache is fp32, read in packets of up to 16 bytes.
 TensorRequirement gate_cache_requirement(const Problem& problem) {
-    return {DType::fp32, {{"gate cache elements", static_cast<std::int64_t>(gate_cache_elements(problem))}},
-            TensorRequirement::Strides::dense, 16};
+    return {DType::fp32,
+            {{"gate cache elements", static_cast<std::int64_t>(gate_cache_elements(problem))}},
+            TensorRequirement::Strides::dense,
+            16};
 }
 
 // The workspace holds fp32 buffers read in packets of up to 16 bytes.
 void check_workspace(const std::string& context, const Workspace& workspace, std::size_t needed) {
     if (workspace.bytes < needed || (needed > 0 && !workspace.data))
-        throw ShapeError(context + ": the workspace holds " + std::to_string(workspace.data ? workspace.bytes : 0) +
-                         " bytes, it needs " + std::to_string(needed));
+        throw ShapeError(context + ": the workspace holds " +
+                         std::to_string(workspace.data ? workspace.bytes : 0) + " bytes, it needs " +
+                         std::to_string(needed));
     if (reinterpret_cast<std::uintptr_t>(workspace.data) % 16 != 0)
         throw ShapeError(context + ": workspace must be 16-byte aligned (cudaMalloc gives 256)");
 }
@@ -37,7 +40,8 @@ void check_forward(const std::string& context, const Problem& problem, const For
     const ProblemShape& p = problem.shape;
     const DType dtype = problem.dtype;
     check_tensor(context, "gate_inputs", args.gate_inputs, {dtype, gate_inputs_shape(info, p)});
-    check_tensor(context, "recurrent_weights", args.recurrent_weights, {dtype, recurrent_weights_shape(info, p)});
+    check_tensor(context, "recurrent_weights", args.recurrent_weights,
+                 {dtype, recurrent_weights_shape(info, p)});
     check_tensor(context, "bias", args.bias, {dtype, bias_shape(info, p)});
     check_tensor(context, "initial_states", args.initial_states, {dtype, states_shape(info, p)});
     check_tensor(context, "states", args.states, {dtype, state_sequence_shape(info, p)});
@@ -49,10 +53,12 @@ void check_backward(const std::string& context, const Problem& problem, const Ba
     const CellInfo info = cell_info(problem.cell);
     const ProblemShape& p = problem.shape;
     const DType dtype = problem.dtype;
-    check_tensor(context, "recurrent_weights", args.recurrent_weights, {dtype, recurrent_weights_shape(info, p)});
+    check_tensor(context, "recurrent_weights", args.recurrent_weights,
+                 {dtype, recurrent_weights_shape(info, p)});
     check_tensor(context, "states", args.states, {dtype, state_sequence_shape(info, p)});
     if (!args.gate_cache.present())
-        throw ShapeError(context + ": gate_cache is missing (the forward's, from a call with gate_cache set)");
+        throw ShapeError(context +
+                         ": gate_cache is null (required: the forward's, from a call with gate_cache set)");
     check_tensor(context, "gate_cache", args.gate_cache, gate_cache_requirement(problem));
     check_optional_tensor(context, "d_states", args.d_states, {dtype, state_sequence_shape(info, p)});
     check_optional_tensor(context, "d_last_state", args.d_last_state, {dtype, states_shape(info, p)});
@@ -74,8 +80,9 @@ std::size_t gate_cache_elements(const Problem& problem) {
 
 std::size_t forward_workspace_bytes(const Problem& problem, const Options& options) {
     validate(problem.shape);
-    return resolve_backend(problem, options.backend) == Backend::fused ? fused::forward_workspace_bytes(problem)
-                                                                       : alternating::forward_workspace_bytes(problem);
+    return resolve_backend(problem, options.backend) == Backend::fused
+               ? fused::forward_workspace_bytes(problem)
+               : alternating::forward_workspace_bytes(problem);
 }
 
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options) {

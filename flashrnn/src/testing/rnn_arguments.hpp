@@ -37,9 +37,9 @@ inline rnn::ForwardArgs forward_args(const rnn::Problem& problem, const DeviceTe
 inline rnn::BackwardArgs backward_args(const rnn::Problem& problem, const DeviceTensor& recurrent_weights,
                                        const DeviceTensor& states, const DeviceTensor& gate_cache,
                                        const DeviceTensor* d_states, const DeviceTensor* d_last_state,
-                                       const DeviceTensor& d_gate_inputs, const DeviceTensor& d_recurrent_weights,
-                                       const DeviceTensor& d_bias, const DeviceTensor& d_initial_states,
-                                       const DeviceTensor& workspace) {
+                                       const DeviceTensor& d_gate_inputs,
+                                       const DeviceTensor& d_recurrent_weights, const DeviceTensor& d_bias,
+                                       const DeviceTensor& d_initial_states, const DeviceTensor& workspace) {
     const CellInfo info = cell_info(problem.cell);
     const ProblemShape& p = problem.shape;
     return {recurrent_weights.view(recurrent_weights_shape(info, p).sizes()),

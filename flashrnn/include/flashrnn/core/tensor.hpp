@@ -63,7 +63,7 @@ template <class Pointer> struct TensorViewOf {
     // An output seen as an input.
     template <class Other>
     requires(!std::is_same_v<Other, Pointer> && std::is_convertible_v<Other, Pointer>)
-    TensorViewOf(const TensorViewOf<Other>& other)
+        TensorViewOf(const TensorViewOf<Other>& other)
         : data(other.data), dtype(other.dtype), sizes(other.sizes), strides(other.strides) {}
 
     bool present() const { return data != nullptr; }
@@ -95,7 +95,9 @@ class NamedShape {
     NamedShape(std::initializer_list<NamedExtent> extents);
 
     int rank() const { return rank_; }
-    std::span<const NamedExtent> extents() const { return {extents_.data(), static_cast<std::size_t>(rank_)}; }
+    std::span<const NamedExtent> extents() const {
+        return {extents_.data(), static_cast<std::size_t>(rank_)};
+    }
     operator std::span<const NamedExtent>() const { return extents(); }
     Extents sizes() const;
 

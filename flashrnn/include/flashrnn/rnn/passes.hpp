@@ -8,8 +8,8 @@
 // asynchronous on the stream, never synchronise the device and allocate nothing; the workspace is the
 // caller's. A forward's gate cache feeds a backward of either backend.
 //
-//   rnn::Problem problem{Cell::lstm, DType::bf16, {.time_steps = T, .batch = B, .heads = NH, .head_dim = DH}};
-//   rnn::ForwardArgs args{.gate_inputs = {wx, DType::bf16, {T, B, 4, NH, DH}}, ...,
+//   rnn::Problem problem{Cell::lstm, DType::bf16, {.time_steps = T, .batch = B, .heads = NH, .head_dim =
+//   DH}}; rnn::ForwardArgs args{.gate_inputs = {wx, DType::bf16, {T, B, 4, NH, DH}}, ...,
 //                         .workspace = {buffer, rnn::forward_workspace_bytes(problem)}};
 //   rnn::forward(problem, args, {}, stream);
 #pragma once

@@ -19,7 +19,8 @@ namespace flashrnn {
 
 // The requirement of a scan's row tensor: `dtype`, sizes [sequences, L] (the first dimension named
 // `sequences_name`: "sequences" for linrec, "B*R" for the RG-LRU), the time axis contiguous and any
-// row stride of at least L.
+// row stride of at least L. The requirement refers to `sequences_name`, which must outlive it (a
+// literal does).
 TensorRequirement rows_requirement(DType dtype, const ScanShape& shape,
                                    std::string_view sequences_name = "sequences");
 
