@@ -24,11 +24,8 @@ std::string describe_view(const ConstTensorView& view) {
 
 } // namespace
 
-Extents::Extents(std::initializer_list<std::int64_t> values) {
-    if (values.size() > kMaxTensorRank) throw ShapeError(rank_error(values.size()));
-    for (std::int64_t v : values)
-        values_[static_cast<std::size_t>(rank_++)] = v;
-}
+Extents::Extents(std::initializer_list<std::int64_t> values)
+    : Extents(std::span<const std::int64_t>(values.begin(), values.size())) {}
 
 Extents::Extents(std::span<const std::int64_t> values) {
     if (values.size() > kMaxTensorRank) throw ShapeError(rank_error(values.size()));

@@ -9,8 +9,9 @@
 namespace flashrnn::rnn {
 
 enum class Backend {
-    // fused when the fused model finds a configuration of both passes on the current GPU (it is the
-    // faster at every size it runs, docs/benchmarks.md), else alternating.
+    // fused when the kernels of both passes compile and load for the problem on the current GPU (the
+    // model finds a configuration and the compiler confirms it; fused is the faster at every size it
+    // runs, docs/benchmarks.md), else alternating. A refusal is remembered per problem and device.
     automatic,
     alternating, // per step a cuBLAS product and a pointwise kernel (alternating.hpp)
     fused,       // one persistent kernel per pass (fused.hpp)
@@ -20,7 +21,7 @@ std::string_view to_string(Backend backend);
 Backend parse_backend(std::string_view name); // throws UnsupportedError naming the valid ones
 
 // The backend `requested` stands for on the current GPU: itself, or for automatic the choice above
-// (solved once per problem and device). Throws UnsupportedError in a build without CUDA.
+// (compiled once per problem and device). Throws UnsupportedError in a build without CUDA.
 Backend resolve_backend(const Problem& problem, Backend requested);
 
 } // namespace flashrnn::rnn
