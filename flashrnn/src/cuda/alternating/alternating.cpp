@@ -6,8 +6,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string>
 #include <tuple>
 
@@ -24,6 +22,7 @@
 #include "flashrnn/pointwise_launch.hpp"
 #include "flashrnn/tensor_shapes.hpp"
 #include "flashrnn/tensor_view.hpp"
+#include "tiling/memo.hpp"
 
 namespace flashrnn::alternating {
 namespace {
@@ -71,11 +70,6 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
     return w;
 }
 
-std::string context_of(const char* pass, Cell cell, DType dtype) {
-    return std::string("flashrnn::alternating::") + pass + "(" + std::string(cell_info(cell).name) + ", " +
-           std::string(to_string(dtype)) + ")";
-}
-
 // The step kernels are bound by latency, not bandwidth: B x NH x DH units (12288 at B = 16 and
 // NH x DH = 768) are few, so each thread evaluates the cell for one unit with scalar accesses, the
 // most threads with the least work each. 16-byte vectors (8 bf16 units per thread, one warp on each of
@@ -83,17 +77,14 @@ std::string context_of(const char* pass, Cell cell, DType dtype) {
 // 5.3 ms (two leases; docs/benchmarks.md). The ConstrINT solve takes a fraction of a millisecond; a
 // training loop calls with the same sizes thousands of times, so each (device, problem) is solved once.
 PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype) {
-    static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, DType>, PointwiseLaunch> cache;
+    static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, DType>, PointwiseLaunch> launches;
     const int device = cuda::current_device();
     const auto key = std::make_tuple(device, cell, units_per_step(p), p.head_dim, dtype);
-    std::lock_guard lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-    const PointwiseLaunch launch = choose_pointwise_launch(
-        cuda::limits_of_current_device(), {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
-                                           bytes_of(dtype), step_kernels_max_threads(cell, dtype)});
-    cache.emplace(key, launch);
-    return launch;
+    return launches.get(key, [&] {
+        return choose_pointwise_launch(cuda::limits_of_current_device(),
+                                       {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
+                                        bytes_of(dtype), step_kernels_max_threads(cell, dtype)});
+    });
 }
 
 enum class Pass { forward, backward };
@@ -147,7 +138,7 @@ std::size_t backward_workspace_bytes(Cell cell, const ProblemShape& problem, DTy
 
 void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& args, void* workspace,
              std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("forward", cell, dtype);
+    const std::string context = cuda::context_of("alternating", "forward", cell, dtype);
     validate(p);
     cuda::require_forward_arguments(args, context);
     check_workspace(context, workspace, workspace_bytes, forward_workspace_bytes(cell, p, dtype));
@@ -198,7 +189,7 @@ void forward(Cell cell, const ProblemShape& p, DType dtype, const ForwardArgs& a
 
 void backward(Cell cell, const ProblemShape& p, DType dtype, const BackwardArgs& args,
               RecurrentGradient policy, void* workspace, std::size_t workspace_bytes, Stream stream) {
-    const std::string context = context_of("backward", cell, dtype);
+    const std::string context = cuda::context_of("alternating", "backward", cell, dtype);
     validate(p);
     validate(policy);
     cuda::require_backward_arguments(args, context);

@@ -10,6 +10,12 @@
 
 namespace flashrnn::cuda {
 
+// What the backends' errors begin with: "flashrnn::<backend>::<pass>(<cell>, <dtype>)".
+inline std::string context_of(const char* backend, const char* pass, Cell cell, DType dtype) {
+    return std::string("flashrnn::") + backend + "::" + pass + "(" + std::string(cell_info(cell).name) +
+           ", " + std::string(to_string(dtype)) + ")";
+}
+
 inline void require(const void* pointer, const std::string& context, const char* name) {
     if (!pointer) throw ShapeError(context + ": " + name + " is null");
 }
