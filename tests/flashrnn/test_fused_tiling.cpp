@@ -80,16 +80,20 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     CHECK(registers <= limits.max_registers_per_thread);
     const int allocated = (registers + 7) / 8 * 8;
     CHECK(std::int64_t(allocated) * t.threads_per_block <= limits.max_registers_per_block);
-    // Shared memory.
+    // Shared memory, as the kernel lays it out: operand rows padded by 16 bytes (4 fp32 or 8 16-bit
+    // elements), every part rounded up to 16 bytes.
+    const auto round_up_16 = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };
     const std::int64_t tile_bytes = std::int64_t(t.mma_m) * t.mma_k * t.element_bytes;
     const std::int64_t batch_rows = std::int64_t(t.mma_n) * t.batch_tiles_per_block;
     const std::int64_t r_shared =
         tile_bytes * t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory;
+    const std::int64_t padding = 16 / t.element_bytes;
     const std::int64_t shared =
-        r_shared + (std::int64_t(t.mma_k) * t.k_tiles_per_block + 8) * batch_rows * t.element_bytes +
-        4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows +
-        4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows +
-        (forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
+        round_up_16(r_shared) +
+        round_up_16((std::int64_t(t.mma_k) * t.k_tiles_per_block + padding) * batch_rows * t.element_bytes) +
+        round_up_16(4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows) +
+        round_up_16(4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows) +
+        round_up_16(forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
     CHECK(t.r_shared_memory_bytes == r_shared);
     CHECK(t.shared_memory_bytes == shared);
     CHECK(shared <= limits.shared_memory_per_block_optin);
@@ -174,6 +178,11 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
                                     CHECK(head_dim == 768);
                                     CHECK(std::string(e.what()).find("cannot hold together") !=
                                           std::string::npos);
+                                    // conflicts() holds the same limits, each a line of what().
+                                    REQUIRE(!e.conflicts().empty());
+                                    for (const std::string& limit : e.conflicts())
+                                        CHECK(std::string(e.what()).find("\n  - " + limit) !=
+                                              std::string::npos);
                                     ++refused;
                                 }
                             }
@@ -305,6 +314,60 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("fused tiling: feedback tightens the resource that failed: shared memory or registers, not the "
+          "other") {
+    const DeviceLimits h100 = preset("h100");
+    SUBCASE("a shared-memory report excludes every configuration with as much shared memory, no other") {
+        const FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 64, 16);
+        const FusedKernelTraits first = choose_fused_tiling(h100, request).traits;
+        // Each report excludes the answer's shared memory and more; the answers shrink until none is
+        // left. The registers are not tightened: the overhead stays, and a later answer holds as many
+        // registers of R as the first (a spill report would have excluded it).
+        FusedTilingRequest tightened = request;
+        FusedKernelTraits last = first;
+        int most_r_registers_later = 0;
+        for (int round = 0; round < 20 && fused_tiling_exists(h100, tightened); ++round) {
+            const FusedKernelTraits t = choose_fused_tiling(h100, tightened).traits;
+            for (const KernelFeedback& f : tightened.feedback)
+                CHECK(t.shared_memory_bytes < f.shared_memory_bytes);
+            check_fits(h100, tightened, t);
+            if (round > 0)
+                most_r_registers_later = std::max(most_r_registers_later, t.r_registers_per_thread);
+            last = t;
+            tightened = with_feedback(tightened, shared_memory_feedback(t, t.shared_memory_bytes));
+            CHECK(tightened.feedback.back().resource == FusedResource::shared_memory);
+            CHECK(tightened.overhead_registers_per_thread == request.overhead_registers_per_thread);
+        }
+        REQUIRE(!fused_tiling_exists(h100, tightened));
+        CHECK(last.shared_memory_bytes < first.shared_memory_bytes);
+        CHECK(most_r_registers_later >= first.r_registers_per_thread);
+        // The last answer has the least shared memory of any configuration: a report of exactly that
+        // many bytes leaves none, one more byte leaves it.
+        const std::string least_message =
+            "the driver could not give a block " + std::to_string(last.shared_memory_bytes) + " bytes";
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(
+                h100, with_feedback(request, shared_memory_feedback(last, last.shared_memory_bytes))),
+            doctest::Contains(least_message.c_str()), TilingError);
+        const FusedKernelTraits least =
+            choose_fused_tiling(
+                h100, with_feedback(request, shared_memory_feedback(last, last.shared_memory_bytes + 1)))
+                .traits;
+        CHECK(least.shared_memory_bytes == last.shared_memory_bytes);
+    }
+    SUBCASE("a spill report moves R out of registers into shared memory: shared memory is not tightened") {
+        FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 1536, 16);
+        request.max_threads_per_block = 256;
+        const FusedKernelTraits first = choose_fused_tiling(h100, request).traits;
+        const FusedTilingRequest tightened = with_feedback(request, {first, 255, 96});
+        CHECK(tightened.feedback.back().resource == FusedResource::registers);
+        const FusedKernelTraits next = choose_fused_tiling(h100, tightened).traits;
+        CHECK(next.r_registers_per_thread < first.r_registers_per_thread);
+        CHECK(next.shared_memory_bytes > first.shared_memory_bytes);
+        check_fits(h100, tightened, next);
+    }
+}
+
 TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and as a cache key") {
     const auto t = choose_fused_tiling(preset("h100"),
                                        request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16))
@@ -328,9 +391,9 @@ TEST_CASE("fused kernel traits: rendered for NVRTC as defines and a struct, and 
 }
 
 TEST_CASE("fused tiling: the largest head dimensions in docs/kernels.md are what the model computes") {
-    // This file's path is absolute in the build (CMake passes absolute source paths).
+    // The repository's root comes from CMake (__FILE__ may be relative under ccache's base dir).
     const std::filesystem::path docs =
-        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "kernels.md";
+        std::filesystem::path(FLASHRNN_REPOSITORY_ROOT) / "docs" / "kernels.md";
     std::ifstream file(docs);
     REQUIRE_MESSAGE(file, "cannot read " << docs.string());
     std::stringstream text;

@@ -33,7 +33,7 @@ CompiledKernel compile_fused_kernel(const KernelSource&, const FusedKernelTraits
 std::string architecture_of(int compute_capability) {
     return "sm_" + std::to_string(compute_capability);
 }
-RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
+KernelFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
     const RegisterReport& r = kernel.registers;
     return {traits, r.registers_per_thread,
             r.source == RegisterSource::cubin_attributes ? r.stack_frame_bytes : r.spill_store_bytes};

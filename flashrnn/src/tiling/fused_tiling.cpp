@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "tiling/fused_layout.hpp"
+#include "tiling/solve_or_explain.hpp"
+
 namespace flashrnn {
 namespace {
 
@@ -16,7 +19,6 @@ using constrint::Expr;
 using constrint::Integer;
 using constrint::Var;
 
-constexpr int kPadElements = 8; // per row of the operand buffer: staggers shared-memory banks
 constexpr int kRegisterBytes = 4;
 
 std::string bytes_text(std::int64_t bytes) {
@@ -50,11 +52,31 @@ MmaInput mma_input_of(DType dtype) {
     throw ShapeError("fused tiling: invalid DType");
 }
 
-// Registers per pointwise item (batch row, unit) of a thread held across a step: the next step's
-// inputs, loaded a step ahead (forward the gate inputs; backward the cached gates, the states
-// before and after the step and the upstream gradients).
-int item_registers_of(const CellInfo& cell, FusedPass pass) {
-    return pass == FusedPass::forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
+// The register model's costs per thread: one R tile (the A fragment), one mma_m x mma_n fp32
+// accumulator, one B fragment (state / gate gradients), each spread over the lanes of a warp; and one
+// pointwise item (batch row, unit) held across a step: the next step's inputs, loaded a step ahead
+// (forward the gate inputs; backward the cached gates, the states before and after the step and the
+// upstream gradients).
+struct RegisterCosts {
+    int tile = 0, accumulator = 0, operand = 0, item = 0;
+};
+
+RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_bytes, int warp_size,
+                                const CellInfo& cell, FusedPass pass) {
+    const int lane_bytes = warp_size * kRegisterBytes;
+    return {mma_m * mma_k * element_bytes / lane_bytes, mma_m * mma_n * 4 / lane_bytes,
+            mma_k * mma_n * element_bytes / lane_bytes,
+            pass == FusedPass::forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states};
+}
+
+// Registers per thread: R's fragments held in registers, the accumulators of one row tile over the
+// block's batch, one operand fragment, the pointwise items' prefetched inputs and `rest` (the rest of
+// the kernel). One formula for the model (terms) and for the compiler's feedback (integers).
+template <class Number>
+Number registers_of(const RegisterCosts& c, const Number& r_registers, const Number& batch_tiles_per_block,
+                    const Number& items_per_thread, int rest) {
+    return r_registers + c.accumulator * batch_tiles_per_block + c.item * items_per_thread +
+           (c.operand + rest);
 }
 
 // The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
@@ -69,10 +91,7 @@ struct Problem {
     std::int64_t k_tiles = 0;
     std::int64_t batch_tiles = 0;
     int max_warps = 0;
-    int tile_registers = 0;        // registers per thread of one R tile (the A fragment)
-    int accumulator_registers = 0; // registers per thread of one mma_m x mma_n fp32 accumulator
-    int operand_registers = 0;     // registers per thread of one B fragment (state / gate gradients)
-    int item_registers = 0;        // registers per pointwise item of a thread held across a step
+    RegisterCosts registers;
     int overhead_registers = 0;
 };
 
@@ -105,11 +124,8 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     p.k_tiles = ceil_div(p.k_length, p.mma.k);
     p.batch_tiles = ceil_div(request.batch, p.mma.n);
     p.max_warps = std::min(request.max_threads_per_block, limits.max_threads_per_block) / limits.warp_size;
-    const int lane_bytes = limits.warp_size * kRegisterBytes;
-    p.tile_registers = p.mma.m * p.mma.k * p.element_bytes / lane_bytes;
-    p.accumulator_registers = p.mma.m * p.mma.n * 4 / lane_bytes;
-    p.operand_registers = p.mma.k * p.mma.n * p.element_bytes / lane_bytes;
-    p.item_registers = item_registers_of(p.cell, request.pass);
+    p.registers =
+        register_costs_of(p.mma.m, p.mma.n, p.mma.k, p.element_bytes, limits.warp_size, p.cell, request.pass);
     p.overhead_registers = request.overhead_registers_per_thread;
     return p;
 }
@@ -122,6 +138,13 @@ struct Variables {
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
     Var shared_memory_bytes, items_per_thread, wide_blocks;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
+};
+
+// A block's sizes as the shared-memory layout reads them (fused_layout.hpp), as terms of the model.
+struct BlockSizes {
+    int mma_m, mma_n, mma_k, element_bytes, num_states, num_gates;
+    Expr batch_tiles_per_block, row_warps, k_warps, row_tiles_per_warp, k_tiles_in_shared_memory,
+        k_tiles_per_block, row_tiles_per_block, units_per_block;
 };
 
 // `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty.
@@ -223,13 +246,13 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
 
     // Registers per thread: R's fragments, the accumulators of one row tile over the block's batch,
     // one operand fragment, the pointwise items' prefetched inputs and the rest of the kernel.
-    v.r_registers_per_thread = p.tile_registers * v.row_tiles_per_warp * v.k_tiles_in_registers;
-    m.add(v.registers_per_thread ==
-              v.r_registers_per_thread + p.accumulator_registers * v.batch_tiles_per_block +
-                  p.item_registers * v.items_per_thread + (p.operand_registers + p.overhead_registers),
-          "registers per thread = " + str(p.tile_registers) + " per R tile in registers + " +
-              str(p.accumulator_registers) + " per batch tile of accumulators + " + str(p.item_registers) +
-              " per pointwise item + " + str(p.operand_registers + p.overhead_registers) +
+    v.r_registers_per_thread = p.registers.tile * v.row_tiles_per_warp * v.k_tiles_in_registers;
+    m.add(v.registers_per_thread == registers_of<Expr>(p.registers, v.r_registers_per_thread,
+                                                       v.batch_tiles_per_block, v.items_per_thread,
+                                                       p.overhead_registers),
+          "registers per thread = " + str(p.registers.tile) + " per R tile in registers + " +
+              str(p.registers.accumulator) + " per batch tile of accumulators + " + str(p.registers.item) +
+              " per pointwise item + " + str(p.registers.operand + p.overhead_registers) +
               " for the rest of the kernel");
     const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
     m.add(v.allocated_registers_per_thread % granule == 0, "registers are allocated in units of " +
@@ -246,22 +269,30 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "a block has at most " + str(std::min(limits.max_registers_per_block, limits.registers_per_sm)) +
               " registers (" + bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) + ")");
 
-    // Shared memory: R's tiles not in registers, the operand (state) slice of the block with a
-    // padded row, the fp32 partial products of each k warp, the fp32 states of the block's units,
-    // the fp32 bias of its units' gates (forward).
+    // Shared memory, as the kernel lays it out (fused_layout.hpp): R's tiles not in registers, the
+    // operand (state) slice of the block with padded rows, the fp32 partial products of each k warp,
+    // the fp32 states of the block's units, the fp32 bias of its units' gates (forward).
     const std::int64_t tile_bytes = std::int64_t(p.mma.m) * p.mma.k * p.element_bytes;
-    v.r_shared_memory_bytes =
-        tile_bytes * v.warps * v.row_tiles_per_warp * (v.k_tiles_per_warp - v.k_tiles_in_registers);
-    const Expr batch_rows = p.mma.n * v.batch_tiles_per_block;
-    const Expr operand_bytes = (p.mma.k * v.k_tiles_per_block + kPadElements) * batch_rows * p.element_bytes;
-    const Expr partial_bytes = 4 * v.k_warps * p.mma.m * v.row_tiles_per_block * batch_rows;
-    const Expr state_bytes = 4 * p.cell.num_states * v.units_per_block * batch_rows;
-    const Expr bias_bytes = forward ? Expr(4 * p.cell.num_gates) * v.units_per_block : Expr(0);
-    m.add(v.shared_memory_bytes ==
-              v.r_shared_memory_bytes + operand_bytes + partial_bytes + state_bytes + bias_bytes,
+    const BlockSizes block{p.mma.m,
+                           p.mma.n,
+                           p.mma.k,
+                           p.element_bytes,
+                           p.cell.num_states,
+                           p.cell.num_gates,
+                           v.batch_tiles_per_block,
+                           v.row_warps,
+                           v.k_warps,
+                           v.row_tiles_per_warp,
+                           v.k_tiles_per_warp - v.k_tiles_in_registers,
+                           v.k_tiles_per_block,
+                           v.row_tiles_per_block,
+                           v.units_per_block};
+    const fused::SharedParts<Expr> shared = fused::shared_parts<Expr>(block, forward);
+    v.r_shared_memory_bytes = shared.r_tiles;
+    m.add(v.shared_memory_bytes == fused::shared_layout_of(shared).total,
           "shared memory = R tiles not in registers (" + bytes_text(tile_bytes) +
               " each) + state operands + fp32 partial products + fp32 states" +
-              (forward ? " + fp32 bias" : ""));
+              (forward ? " + fp32 bias" : "") + ", each rounded up to 16 bytes");
     m.add(v.shared_memory_bytes <= limits.shared_memory_per_block_optin,
           "a block has at most " + bytes_text(limits.shared_memory_per_block_optin) + " of shared memory");
     m.add(v.shared_memory_bytes + limits.reserved_shared_memory_per_block <= limits.shared_memory_per_sm,
@@ -278,8 +309,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
           "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
 
-    // Feedback from the compiler: fewer R registers than any configuration that spilled.
-    for (const RegisterFeedback& f : r.feedback) {
+    // Feedback from the compiler and the driver: fewer R registers than any configuration that spilled,
+    // less shared memory than any block the driver could not give its shared memory.
+    for (const KernelFeedback& f : r.feedback) {
+        if (f.resource == FusedResource::shared_memory) {
+            m.add(v.shared_memory_bytes < f.shared_memory_bytes,
+                  "the driver could not give a block " + str(f.shared_memory_bytes) + " bytes (" +
+                      bytes_text(f.shared_memory_bytes) + ") of shared memory: less shared memory per block");
+            continue;
+        }
         if (f.spill_bytes <= 0) continue;
         m.add(v.r_registers_per_thread < f.traits.r_registers_per_thread,
               "the compiler spilled " + str(f.spill_bytes) + " bytes with " +
@@ -349,6 +387,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.num_gates = p.cell.num_gates;
     t.num_recurrent_gates = p.cell.num_recurrent_gates;
     t.compute_capability = limits.compute_capability();
+    t.warp_size = limits.warp_size;
     t.mma_m = p.mma.m;
     t.mma_n = p.mma.n;
     t.mma_k = p.mma.k;
@@ -362,14 +401,13 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
-    // The tagged exchange's bytes read by a block per step: 8 per word (fused_params.hpp).
-    const std::int64_t tagged_bytes =
-        8LL * t.mma_n * as_int(s[v.batch_tiles_per_block]) * t.k_length / (t.element_bytes == 4 ? 1 : 2);
-    t.tagged_exchange = t.cooperative && tagged_bytes <= FusedKernelTraits::kTaggedExchangeBytes;
     t.units_per_block = as_int(s[v.units_per_block]);
     t.row_tiles_per_block = as_int(s[v.row_tiles_per_block]);
     t.k_tiles_per_block = as_int(s[v.k_tiles_per_block]);
     t.batch_tiles_per_block = as_int(s[v.batch_tiles_per_block]);
+    // The tagged exchange's bytes read by a block per step: 8 per word (fused_layout.hpp).
+    t.tagged_exchange =
+        t.cooperative && 8 * fused::exchange_words_per_step(t) <= FusedKernelTraits::kTaggedExchangeBytes;
     t.row_warps = as_int(s[v.row_warps]);
     t.k_warps = as_int(s[v.k_warps]);
     t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;
@@ -391,6 +429,14 @@ constrint::SolveOptions solve_options() {
     return options;
 }
 
+// Each check of the explanation's deletion filter.
+constrint::SolveOptions explain_options() {
+    constrint::SolveOptions options;
+    options.node_limit = 20000;
+    options.time_limit_seconds = 5;
+    return options;
+}
+
 std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r) {
     return std::string(to_string(r.pass)) + " " + std::string(cell_info(r.cell).name) + " " +
            std::string(to_string(r.dtype)) + ", NH " + str(r.heads) + ", DH " + str(r.head_dim) + ", B " +
@@ -407,28 +453,16 @@ FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTil
     const auto start = std::chrono::steady_clock::now();
     const Problem p = problem_of(limits, request);
     const BuiltModel built = build_model(limits, p);
-    const constrint::Result result = constrint::solve(built.model, solve_options());
-    if (result.status == constrint::Status::Satisfiable || result.status == constrint::Status::Optimal ||
-        result.status == constrint::Status::AllSolutions) {
-        FusedTilingResult out;
-        out.traits = traits_of(limits, p, built.v, result.solutions.front());
-        out.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        out.search_nodes = result.stats.nodes;
-        return out;
-    }
-    std::string why = "fused tiling: no configuration for the " + request_text(limits, request);
-    if (result.status == constrint::Status::Unknown) {
-        throw TilingError(why + ": the solver stopped before an answer (" + result.stop_reason + ")");
-    }
-    constrint::SolveOptions per_check;
-    per_check.node_limit = 20000;
-    per_check.time_limit_seconds = 5;
-    if (auto conflict = constrint::explain_conflict(built.model, per_check)) {
-        why += "; these limits cannot hold together:";
-        for (std::size_t i : conflict->constraints)
-            why += "\n  - " + built.model.constraints()[i].origin.text;
-    }
-    throw TilingError(why);
+    const auto no_configuration = [&] {
+        return "fused tiling: no configuration for the " + request_text(limits, request);
+    };
+    const tiling::SolvedModel solved =
+        tiling::solve_or_explain(built.model, solve_options(), explain_options(), no_configuration);
+    FusedTilingResult out;
+    out.traits = traits_of(limits, p, built.v, solved.solution);
+    out.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.search_nodes = solved.stats.nodes;
+    return out;
 }
 
 bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& request) {
@@ -441,24 +475,35 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
     return result.status != constrint::Status::Unsatisfiable;
 }
 
-FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report) {
+FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedback& report) {
     // The registers the kernel needs besides R, its accumulators and one operand fragment are
-    // recalibrated to the report: exact without spills, a lower bound with them (the caller may
-    // count the spilled registers in, see fused_backend.cpp). A spilling configuration is also
-    // excluded with every one holding as many R registers (a constraint of the model).
-    const FusedKernelTraits& t = report.traits;
-    const int lane_bytes = 32 * kRegisterBytes;
-    const CellInfo cell = cell_info(t.cell);
-    const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
-    const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
-    const int item_registers = item_registers_of(cell, t.pass);
-    const int modelled = t.r_registers_per_thread +
-                         t.mma_m * t.mma_n * 4 / lane_bytes * t.batch_tiles_per_block +
-                         t.mma_k * t.mma_n * t.element_bytes / lane_bytes + item_registers * items;
-    request.overhead_registers_per_thread =
-        std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
+    // recalibrated to a register report: exact without spills, a lower bound with them (the caller
+    // may count the spilled registers in, see fused_backend.cpp). A spilling configuration is also
+    // excluded with every one holding as many R registers, and a shared-memory report excludes every
+    // configuration with as much shared memory (constraints of the model).
+    if (report.resource == FusedResource::registers) {
+        const FusedKernelTraits& t = report.traits;
+        if (t.warp_size <= 0)
+            throw std::invalid_argument("with_feedback: the report's traits have no warp size (warp_size " +
+                                        str(t.warp_size) + "; traits come from choose_fused_tiling)");
+        const RegisterCosts costs = register_costs_of(t.mma_m, t.mma_n, t.mma_k, t.element_bytes, t.warp_size,
+                                                      cell_info(t.cell), t.pass);
+        const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
+        const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+        const int modelled = registers_of(costs, t.r_registers_per_thread, t.batch_tiles_per_block, items, 0);
+        request.overhead_registers_per_thread =
+            std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
+    }
     request.feedback.push_back(report);
     return request;
+}
+
+KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes) {
+    KernelFeedback report;
+    report.traits = traits;
+    report.resource = FusedResource::shared_memory;
+    report.shared_memory_bytes = bytes;
+    return report;
 }
 
 } // namespace flashrnn

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "tiling/solve_or_explain.hpp"
+
 namespace flashrnn {
 
 using constrint::Integer;
@@ -48,18 +50,11 @@ PointwiseLaunch choose_pointwise_launch(const DeviceLimits& limits, const Pointw
 
     constrint::SolveOptions options;
     options.node_limit = 100000;
-    const constrint::Result r = constrint::solve(m, options);
-    if (r.status != constrint::Status::Satisfiable) {
-        std::string why = "pointwise launch: no configuration for " + std::to_string(problem.elements) +
-                          " elements on " + limits.name;
-        if (auto conflict = constrint::explain_conflict(m, options)) {
-            why += "; these cannot hold together:";
-            for (std::size_t i : conflict->constraints)
-                why += " [" + m.constraints()[i].origin.text + "]";
-        }
-        throw TilingError(why);
-    }
-    const constrint::Solution& s = r.solutions[0];
+    const auto no_configuration = [&] {
+        return "pointwise launch: no configuration for " + std::to_string(problem.elements) +
+               " elements on " + limits.name;
+    };
+    const constrint::Solution s = tiling::solve_or_explain(m, options, options, no_configuration).solution;
     return {static_cast<int>(s[threads]), static_cast<int>(s[vector]), static_cast<int>(s[per_thread]),
             static_cast<std::int64_t>(s[blocks])};
 }

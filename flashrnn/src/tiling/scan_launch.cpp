@@ -4,11 +4,12 @@
 #include <constrint/constrint.hpp>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
+
+#include "tiling/memo.hpp"
+#include "tiling/solve_or_explain.hpp"
 
 namespace flashrnn {
 
@@ -195,8 +196,7 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
     check_problem(kernel, problem);
     using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, int, bool, bool>;
-    static std::mutex mutex;
-    static std::map<Key, ScanConfig> cache;
+    static tiling::Memo<Key, ScanConfig> configs(4096);
     const Key key{limits.name,
                   limits.compute_capability(),
                   limits.sm_count,
@@ -206,15 +206,7 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
                   problem.bytes_per_element,
                   problem.rows_aligned,
                   problem.single_tile};
-    {
-        std::lock_guard lock(mutex);
-        if (auto it = cache.find(key); it != cache.end()) return it->second;
-    }
-    const ScanConfig config = solve_scan_model(limits, kernel, problem); // throws: nothing cached
-    std::lock_guard lock(mutex);
-    if (cache.size() >= 4096) cache.clear();
-    cache.emplace(key, config);
-    return config;
+    return configs.get(key, [&] { return solve_scan_model(limits, kernel, problem); });
 }
 
 namespace {
@@ -271,18 +263,11 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 
     constrint::SolveOptions options;
     options.node_limit = 100000;
-    const constrint::Result r = constrint::solve(m, options);
-    if (r.solutions.empty()) {
-        std::string why = what + ": no compiled configuration for " + std::to_string(problem.sequences) +
-                          " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
-        if (auto conflict = constrint::explain_conflict(m, options)) {
-            why += "; these cannot hold together:";
-            for (std::size_t i : conflict->constraints)
-                why += " [" + m.constraints()[i].origin.text + "]";
-        }
-        throw TilingError(why);
-    }
-    const constrint::Solution& s = r.solutions.back();
+    const auto no_configuration = [&] {
+        return what + ": no compiled configuration for " + std::to_string(problem.sequences) +
+               " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
+    };
+    const constrint::Solution s = tiling::solve_or_explain(m, options, options, no_configuration).solution;
     return {static_cast<int>(s[elements]), static_cast<int>(s[threads]),
             static_cast<ScanAccess>(static_cast<int>(s[access]))};
 }

@@ -46,6 +46,7 @@ struct FusedKernelTraits {
     int num_gates = 0;           // bias rows (G)
     int num_recurrent_gates = 0; // blocks of R (G_rec)
     int compute_capability = 0;  // the architecture the configuration was solved for
+    int warp_size = 0;           // its DeviceLimits::warp_size (threads_per_block = warps x warp_size)
 
     // The tensor-core instruction: mma.sync m{mma_m}n{mma_n}k{mma_k}, fp32 accumulation.
     int mma_m = 0, mma_n = 0, mma_k = 0;
@@ -103,12 +104,23 @@ struct FusedKernelTraits {
     std::string key() const;
 };
 
-// What the compiler reported for a configuration: the register-count feedback of the paper's Fig. 5.
-struct RegisterFeedback {
+// The resource a compiled or loaded configuration ran short of.
+enum class FusedResource { registers, shared_memory };
+
+// What the compiler or the driver reported for a configuration (the feedback of the paper's Fig. 5).
+// Registers: the registers per thread it used and the bytes it spilled. Shared memory: the driver
+// could not give a block shared_memory_bytes of dynamic shared memory (cudaFuncSetAttribute refused
+// it, or it does not fit beside the kernel's static shared memory, or no block fits on an SM).
+struct KernelFeedback {
     FusedKernelTraits traits;
     int registers_per_thread = 0;
     std::int64_t spill_bytes = 0; // bytes of spill stores per thread (0: no spill)
+    FusedResource resource = FusedResource::registers;
+    std::int64_t shared_memory_bytes = 0; // shared memory: the dynamic bytes per block that failed
 };
+
+// The report that `bytes` of dynamic shared memory per block failed for `traits`.
+KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes);
 
 struct FusedTilingRequest {
     FusedPass pass = FusedPass::forward;
@@ -130,9 +142,10 @@ struct FusedTilingRequest {
     // Whether the kernel may index with compile-time sizes (FusedKernelTraits::compile_time_sizes);
     // the backend turns it off before moving R out of registers when a kernel spills.
     bool compile_time_sizes = true;
-    // Reports of earlier compilations (use with_feedback): a spilling configuration is excluded
-    // together with every configuration holding as many registers of R per thread or more.
-    std::vector<RegisterFeedback> feedback;
+    // Reports of earlier compilations and loads (use with_feedback): a spilling configuration is
+    // excluded together with every configuration holding as many registers of R per thread or more;
+    // a shared-memory report excludes every configuration with as much shared memory per block.
+    std::vector<KernelFeedback> feedback;
 };
 
 struct FusedTilingResult {
@@ -151,8 +164,9 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 // A multi-line human-readable description of the traits (for `flashrnn tune`).
 std::string describe(const FusedKernelTraits& traits);
 
-// The request tightened by one compiler report: appended to feedback; a report without spills also
-// raises overhead_registers_per_thread to what the compiler used beyond the modelled registers.
-FusedTilingRequest with_feedback(FusedTilingRequest request, const RegisterFeedback& report);
+// The request tightened by one report: appended to feedback; a register report without spills also
+// raises overhead_registers_per_thread to what the compiler used beyond the modelled registers (a
+// shared-memory report leaves the registers alone).
+FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedback& report);
 
 } // namespace flashrnn

@@ -7,8 +7,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string>
 #include <tuple>
 
@@ -23,6 +21,7 @@
 #include "cuda/rnn/workspace.hpp"
 #include "flashrnn/core/host_tensor.hpp"
 #include "flashrnn/rnn/tensor_shapes.hpp"
+#include "tiling/memo.hpp"
 #include "tiling/pointwise_launch.hpp"
 
 namespace flashrnn::alternating {
@@ -76,17 +75,14 @@ BackwardWorkspace plan_backward(WorkspacePlan& plan, Cell cell, const ProblemSha
 // 5.3 ms (two leases; docs/benchmarks.md). The ConstrINT solve takes a fraction of a millisecond; a
 // training loop calls with the same sizes thousands of times, so each (device, problem) is solved once.
 PointwiseLaunch launch_for(Cell cell, const ProblemShape& p, DType dtype) {
-    static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, DType>, PointwiseLaunch> cache;
+    static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, DType>, PointwiseLaunch> launches;
     const int device = cuda::current_device();
     const auto key = std::make_tuple(device, cell, units_per_step(p), p.head_dim, dtype);
-    std::lock_guard lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-    const PointwiseLaunch launch = choose_pointwise_launch(
-        cuda::limits_of_current_device(), {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
-                                           bytes_of(dtype), step_kernels_max_threads(cell, dtype)});
-    cache.emplace(key, launch);
-    return launch;
+    return launches.get(key, [&] {
+        return choose_pointwise_launch(cuda::limits_of_current_device(),
+                                       {units_per_step(p), static_cast<int>(p.head_dim), bytes_of(dtype),
+                                        bytes_of(dtype), step_kernels_max_threads(cell, dtype)});
+    });
 }
 
 enum class Pass { forward, backward };

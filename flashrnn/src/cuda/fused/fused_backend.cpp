@@ -4,11 +4,10 @@
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/rnn/fused.hpp"
 
+#include <algorithm>
 #include <compare>
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -21,6 +20,7 @@
 #include "cuda/rnn/workspace.hpp"
 #include "flashrnn/rnn/tensor_shapes.hpp"
 #include "rnn/backends.hpp"
+#include "tiling/memo.hpp"
 
 namespace flashrnn::fused {
 namespace {
@@ -45,31 +45,80 @@ CompileOptions compile_options() {
     return options;
 }
 
-// Why a loaded kernel with these attributes cannot run as configured (empty when it can).
-std::string launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes,
-                           const DeviceLimits& limits) {
+// Why a loaded kernel cannot run as configured, and the resource it ran short of.
+struct LaunchProblem {
+    std::string text;
+    FusedResource resource = FusedResource::registers;
+    std::int64_t shared_memory_bytes = 0; // shared memory: the least dynamic bytes per block that fail
+};
+
+// The dynamic shared memory per block that keeps `blocks` blocks of the kernel from being resident
+// on one SM (the least that does), or nothing when shared memory is not what stops them.
+std::optional<std::int64_t> shared_memory_short(const LoadedKernel& k, int blocks) {
+    std::size_t available = 0;
+    cuda::check(cudaOccupancyAvailableDynamicSMemPerBlock(&available, reinterpret_cast<const void*>(k.kernel),
+                                                          blocks, k.traits.threads_per_block),
+                "cudaOccupancyAvailableDynamicSMemPerBlock");
+    // Nothing available at all is not a limit a smaller configuration can meet.
+    if (available == 0 || k.shared_bytes <= static_cast<long long>(available)) return std::nullopt;
+    return static_cast<std::int64_t>(available) + 1;
+}
+
+// What keeps a loaded kernel with these attributes from running as configured (nothing when it can).
+std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes,
+                                            const DeviceLimits& limits) {
     const FusedKernelTraits& t = k.traits;
     if (attributes.localSizeBytes > 0)
-        return std::to_string(attributes.localSizeBytes) +
-               " bytes of local memory per thread (spills) with " + std::to_string(attributes.numRegs) +
-               " registers";
+        return LaunchProblem{std::to_string(attributes.localSizeBytes) +
+                             " bytes of local memory per thread (spills) with " +
+                             std::to_string(attributes.numRegs) + " registers"};
     if (attributes.maxThreadsPerBlock < t.threads_per_block)
-        return std::to_string(attributes.numRegs) + " registers per thread allow " +
-               std::to_string(attributes.maxThreadsPerBlock) + " threads per block, not " +
-               std::to_string(t.threads_per_block);
-    if (k.shared_bytes + static_cast<long long>(attributes.sharedSizeBytes) >
-        limits.shared_memory_per_block_optin)
-        return std::to_string(k.shared_bytes) + " bytes of shared memory per block";
+        return LaunchProblem{std::to_string(attributes.numRegs) + " registers per thread allow " +
+                             std::to_string(attributes.maxThreadsPerBlock) + " threads per block, not " +
+                             std::to_string(t.threads_per_block)};
+    const long long static_bytes = static_cast<long long>(attributes.sharedSizeBytes);
+    if (k.shared_bytes + static_bytes > limits.shared_memory_per_block_optin)
+        return LaunchProblem{std::to_string(k.shared_bytes) + " bytes of shared memory per block beside " +
+                                 std::to_string(static_bytes) + " static",
+                             FusedResource::shared_memory,
+                             limits.shared_memory_per_block_optin - static_bytes + 1};
     int resident = 0;
     cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &resident, reinterpret_cast<const void*>(k.kernel), t.threads_per_block,
                     static_cast<std::size_t>(k.shared_bytes)),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    if (resident < 1) return "no block of it fits on an SM";
-    if (t.cooperative && k.blocks_per_launch() > resident * limits.sm_count)
-        return std::to_string(k.blocks_per_launch()) + " cooperative blocks, but only " +
-               std::to_string(resident * limits.sm_count) + " are resident at once";
-    return {};
+    // A cooperative launch needs every block resident at once: as many per SM as the grid asks.
+    const int needed = t.cooperative ? (k.blocks_per_launch() + limits.sm_count - 1) / limits.sm_count : 1;
+    if (resident >= needed) return std::nullopt;
+    const std::string text = resident < 1
+                                 ? std::string("no block of it fits on an SM")
+                                 : std::to_string(k.blocks_per_launch()) + " cooperative blocks, but only " +
+                                       std::to_string(resident * limits.sm_count) + " are resident at once";
+    if (const auto short_of = shared_memory_short(k, needed))
+        return LaunchProblem{text + " (" + std::to_string(k.shared_bytes) +
+                                 " bytes of shared memory per block)",
+                             FusedResource::shared_memory, *short_of};
+    return LaunchProblem{text + " (" + std::to_string(attributes.numRegs) + " registers per thread)"};
+}
+
+// Asks for the kernel's dynamic shared memory. cudaFuncSetAttribute refuses more than a block may have
+// beside the kernel's static shared memory (cudaErrorInvalidValue): then the kernel cannot run.
+std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cudaFuncAttributes& attributes,
+                                               const DeviceLimits& limits) {
+    const cudaError_t status =
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.shared_bytes));
+    if (status != cudaErrorInvalidValue) {
+        cuda::check(status, "cudaFuncSetAttribute (dynamic shared memory)");
+        return std::nullopt;
+    }
+    (void)cudaGetLastError(); // the refusal is not sticky: cleared, so that no later check reports it
+    const long long static_bytes = static_cast<long long>(attributes.sharedSizeBytes);
+    return LaunchProblem{
+        "cudaFuncSetAttribute refused " + std::to_string(k.shared_bytes) +
+            " bytes of dynamic shared memory per block (" + std::to_string(static_bytes) + " static)",
+        FusedResource::shared_memory,
+        std::max(1LL, std::min(k.shared_bytes, limits.shared_memory_per_block_optin - static_bytes + 1))};
 }
 
 // The user's limits on the tiling (docs/kernels.md, "Tuning the fused kernels"), from the
@@ -100,7 +149,7 @@ TilingLimits tiling_limits() {
 }
 
 // Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model
-// as feedback (the paper's Fig. 5) and the model is solved again.
+// as feedback on the resource it ran short of (the paper's Fig. 5) and the model is solved again.
 LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass,
                          const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
@@ -131,18 +180,19 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
             "cudaLibraryLoadData (fused kernel)");
         cuda::check(cudaLibraryGetKernel(&k.kernel, library, compiled.lowered_name.c_str()),
                     "cudaLibraryGetKernel");
-        cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(k.shared_bytes)),
-                    "cudaFuncSetAttribute (dynamic shared memory)");
         cudaFuncAttributes attributes{};
         cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)),
                     "cudaFuncGetAttributes");
-        const std::string problem = launch_problem(k, attributes, limits);
-        if (problem.empty()) return k; // the library stays loaded: kernels are cached for the process
-        history += "\n  - " + k.traits.key() + ": " + problem;
+        std::optional<LaunchProblem> problem = set_shared_memory(k, attributes, limits);
+        if (!problem) problem = launch_problem(k, attributes, limits);
+        if (!problem) return k; // the library stays loaded: kernels are cached for the process
+        history += "\n  - " + k.traits.key() + ": " + problem->text;
         const std::int64_t local_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
         cudaLibraryUnload(library);
+        if (problem->resource == FusedResource::shared_memory) { // less shared memory per block
+            request = with_feedback(request, shared_memory_feedback(k.traits, problem->shared_memory_bytes));
+            continue;
+        }
         if (request.compile_time_sizes && local_bytes > 0) { // the same configuration, fewer registers
             request.compile_time_sizes = false;
             continue;
@@ -157,19 +207,15 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
                       " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
 }
 
-const LoadedKernel& kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
-    static std::mutex mutex;
-    static std::map<
+LoadedKernel kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
+    static tiling::Memo<
         std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass, TilingLimits>,
-        std::unique_ptr<LoadedKernel>>
-        cache;
+        LoadedKernel>
+        kernels;
     const TilingLimits tuning = tiling_limits();
     const auto key =
         std::make_tuple(cuda::current_device(), cell, p.heads, p.head_dim, p.batch, dtype, pass, tuning);
-    std::lock_guard lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) return *it->second;
-    auto loaded = std::make_unique<LoadedKernel>(load_kernel(cell, p, dtype, pass, tuning));
-    return *cache.emplace(key, std::move(loaded)).first->second;
+    return kernels.get(key, [&] { return load_kernel(cell, p, dtype, pass, tuning); });
 }
 
 // The step exchange's words of every group of every launch (none when no head is split).
@@ -247,28 +293,23 @@ void prepare(const rnn::Problem& problem) {
     kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::backward);
 }
 
-// Both passes compiled and loaded, or the model's refusal remembered (a refused problem would
-// otherwise be solved and compiled again on every call of the automatic backend).
+// Both passes compiled and loaded, or the model's refusal; the answer is remembered (a refused problem
+// would otherwise be solved and compiled again on every call of the automatic backend).
 bool fits(const rnn::Problem& problem) {
-    static std::mutex mutex;
-    static std::map<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
-                    bool>
-        refused;
+    static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
+                        bool>
+        answers;
     const ProblemShape& p = problem.shape;
     const auto key = std::make_tuple(cuda::current_device(), problem.cell, p.heads, p.head_dim, p.batch,
                                      problem.dtype, tiling_limits());
-    {
-        std::lock_guard lock(mutex);
-        if (refused.contains(key)) return false;
-    }
-    try {
-        prepare(problem);
-        return true;
-    } catch (const TilingError&) {
-        std::lock_guard lock(mutex);
-        refused.emplace(key, true);
-        return false;
-    }
+    return answers.get(key, [&] {
+        try {
+            prepare(problem);
+            return true;
+        } catch (const TilingError&) {
+            return false;
+        }
+    });
 }
 
 std::size_t forward_workspace_bytes(const rnn::Problem& problem) {
@@ -287,7 +328,7 @@ std::size_t backward_workspace_bytes(const rnn::Problem& problem) {
 // The arguments and the workspace were checked by rnn::forward (passes.cpp).
 void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream stream) {
     const ProblemShape& p = problem.shape;
-    const LoadedKernel& k = kernel_for(problem.cell, p, problem.dtype, FusedPass::forward);
+    const LoadedKernel k = kernel_for(problem.cell, p, problem.dtype, FusedPass::forward);
     WorkspacePlan plan(args.workspace.data);
     unsigned long long* exchange = plan_forward(plan, k.traits);
     const ForwardParams params{layouts_of(problem.cell, p),
@@ -309,7 +350,7 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
     const Cell cell = problem.cell;
     const ProblemShape& p = problem.shape;
     const DType dtype = problem.dtype;
-    const LoadedKernel& k = kernel_for(cell, p, dtype, FusedPass::backward);
+    const LoadedKernel k = kernel_for(cell, p, dtype, FusedPass::backward);
     WorkspacePlan plan(args.workspace.data);
     const BackwardWorkspace w = plan_backward(plan, cell, p, dtype, k.traits);
     const BackwardParams params{

@@ -86,7 +86,7 @@ std::string architecture_of(int compute_capability);
 
 // The feedback for the tiling model from a compiled kernel's register report (spills: the ptxas
 // spill stores, or for a report from cubin attributes the local memory).
-RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel);
+KernelFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel);
 
 // On a GPU: loads the cubin into the current context and reads registers per thread and local
 // memory (spilled or stack bytes) from the function's attributes. Throws without a usable GPU.

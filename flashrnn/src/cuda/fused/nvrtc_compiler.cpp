@@ -167,7 +167,7 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
     return kernel;
 }
 
-RegisterFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
+KernelFeedback register_feedback(const FusedKernelTraits& traits, const CompiledKernel& kernel) {
     const RegisterReport& r = kernel.registers;
     return {traits, r.registers_per_thread,
             r.source == RegisterSource::cubin_attributes ? r.stack_frame_bytes : r.spill_store_bytes};

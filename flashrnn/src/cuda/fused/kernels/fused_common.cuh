@@ -56,6 +56,7 @@ constexpr int kOperandColumns = Traits::k_tiles_per_block * Traits::mma_k;
 constexpr int kOperandStride = kOperandColumns + operand_padding(Traits{}); // elements per batch row
 constexpr int kBlockRows = Traits::row_tiles_per_block * Traits::mma_m;
 constexpr SharedLayout kShared = shared_layout(Traits{}, !Traits::backward);
+static_assert(kShared.total == Traits::shared_memory_bytes, "the tiling model counts the same layout");
 
 constexpr int G = Cell::num_gates, S = Cell::num_states, G_REC = Cell::num_recurrent_gates;
 // The block's state units, and the (batch row, unit) items of its pointwise work per thread.

@@ -1,0 +1,79 @@
+// The memory the fused kernels derive from their configuration, written once for both sides: the
+// tiling model counts it over ConstrINT terms (fused_tiling.cpp) and the kernels and their host side
+// lay it out over integers (cuda/fused/kernels/fused_params.hpp). The kernels are compiled by NVRTC
+// too: no standard library here.
+//
+// `Sizes` is anything with the members of flashrnn::FusedKernelTraits used below: the traits, the
+// generated `FusedTraits` of a kernel, or the model's variables. The problem's constants (mma shape,
+// element bytes, the cell's states and gates, k_length) are plain integers; the tiling's sizes may be
+// terms, added and multiplied as `Number`.
+#pragma once
+
+#include "flashrnn/detail/host_device.hpp"
+
+namespace flashrnn::fused {
+
+// Elements of padding after each batch row of the operand buffer: rows then start 16 bytes apart
+// modulo 128, so the eight rows a B fragment reads fall on different banks.
+template <class Sizes> FLASHRNN_HOST_DEVICE constexpr int operand_padding(const Sizes& t) {
+    return t.element_bytes == 4 ? 4 : 8;
+}
+
+template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const Number& bytes) {
+    return (bytes + 15) / 16 * 16;
+}
+
+// The bytes of each part of a block's dynamic shared memory: R tiles not held in registers (one
+// mma_m x mma_k tile as a warp's A fragments: 16 bytes per lane), the operand (the previous state
+// forward, the gate gradients backward) as [batch row][k] with padded rows, the fp32 products of each
+// k warp as [k warp][batch row][row], the fp32 states (forward) or state gradients (backward) of the
+// block's units as [state][batch row][unit], and (forward) the fp32 bias of the units as [gate][unit].
+template <class Number> struct SharedParts { Number r_tiles, operand, partials, states, bias; };
+
+template <class Number, class Sizes>
+FLASHRNN_HOST_DEVICE constexpr SharedParts<Number> shared_parts(const Sizes& t, bool forward) {
+    const long long tile_bytes = (long long)t.mma_m * t.mma_k * t.element_bytes;
+    const Number batch_rows = t.mma_n * Number(t.batch_tiles_per_block);
+    return {tile_bytes * Number(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory,
+            (t.mma_k * Number(t.k_tiles_per_block) + operand_padding(t)) * batch_rows * t.element_bytes,
+            4LL * t.mma_m * Number(t.k_warps) * t.row_tiles_per_block * batch_rows,
+            4LL * t.num_states * Number(t.units_per_block) * batch_rows,
+            forward ? 4LL * t.num_gates * Number(t.units_per_block) : Number(0)};
+}
+
+// The offsets of the parts, in that order, each part rounded up to 16 bytes (every offset a multiple
+// of 16), and the total: the dynamic shared memory of one block.
+template <class Number> struct SharedLayoutOf { Number r_tiles, operand, partials, states, bias, total; };
+using SharedLayout = SharedLayoutOf<long long>;
+
+template <class Number>
+FLASHRNN_HOST_DEVICE constexpr SharedLayoutOf<Number> shared_layout_of(const SharedParts<Number>& parts) {
+    const Number operand = round_up_16(parts.r_tiles);
+    const Number partials = operand + round_up_16(parts.operand);
+    const Number states = partials + round_up_16(parts.partials);
+    const Number bias = states + round_up_16(parts.states);
+    return {Number(0), operand, partials, states, bias, bias + round_up_16(parts.bias)};
+}
+
+template <class Number = long long, class Sizes>
+FLASHRNN_HOST_DEVICE constexpr SharedLayoutOf<Number> shared_layout(const Sizes& t, bool forward) {
+    return shared_layout_of(shared_parts<Number>(t, forward));
+}
+
+// The step exchange of a group of blocks that split a head (fused_exchange.cuh), in 64-bit words.
+// Tagged: a 32-bit exchange number and 2 values (16-bit types) or 1 (fp32) per word, two parities of
+// every batch row's k_length values (the operand: forward the state, backward the gate gradients).
+// Otherwise: the group's barrier counter.
+template <class Sizes> FLASHRNN_HOST_DEVICE constexpr int exchange_values_per_word(const Sizes& t) {
+    return t.element_bytes == 4 ? 1 : 2;
+}
+// The words of one exchange (one parity): what a block reads each step.
+template <class Sizes> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_per_step(const Sizes& t) {
+    return (long long)t.batch_tiles_per_block * t.mma_n * (t.k_length / exchange_values_per_word(t));
+}
+template <class Sizes> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_per_group(const Sizes& t) {
+    if (!t.tagged_exchange) return 1;
+    return 2 * exchange_words_per_step(t);
+}
+
+} // namespace flashrnn::fused
