@@ -5,9 +5,10 @@
 #     // example: <name>          a complete program, built against the installed packages and run;
 #                                 it must exit with status 0 (so it checks its own results)
 #     // example: <name> (gpu)    a complete program that needs a GPU: built, never run
-# is an example; <name> is letters, digits and '_', unique over all pages. Every other ```cpp block
-# is a fragment and is not compiled. An example is one file: it includes what it uses (the packages'
-# public headers and the standard library) and defines main().
+# is an example; <name> is letters, digits and '_', unique over all pages. Every ```cpp block is an
+# example (an unmarked one is an error), so that no C++ a reader copies from the docs goes uncompiled.
+# An example is one file: it includes what it uses (the packages' public headers and the standard
+# library) and defines main().
 #
 # extract_doc_examples(<output dir> <source root> <page>...) writes <output dir>/<name>.cpp for each example, with
 # a #line directive so that compiler errors name the page and line of the block, and
@@ -52,7 +53,8 @@ function(extract_doc_examples output_dir source_root)
 
       string(REGEX MATCH "^[^\n]*" marker "${body}")
       if(NOT marker MATCHES "^//[ \t]*example:")
-        continue() # a fragment
+        message(FATAL_ERROR "${page_name}:${first_line}: this ```cpp block is not marked as an example: "
+                            "begin it with '// example: <name>' and make it a complete program")
       endif()
       if(NOT marker MATCHES "^// example: ([A-Za-z0-9_]+)( \\(gpu\\))?[ \t]*$")
         message(FATAL_ERROR "${page_name}:${first_line}: '${marker}' is not an example marker: "
