@@ -10,6 +10,7 @@
 
 #if FLASHRNN_WITH_CUDA
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -256,6 +257,29 @@ TEST_CASE("kernel cache: FLASHRNN_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache"
         CHECK(default_kernel_cache_dir() == std::filesystem::path(home) / ".cache" / "flashrnn");
     saved_dir ? ::setenv("FLASHRNN_CACHE_DIR", dir.c_str(), 1) : ::unsetenv("FLASHRNN_CACHE_DIR");
     saved_xdg ? ::setenv("XDG_CACHE_HOME", xdg.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("nvrtc: the CUDA headers are looked for where the running machine says, then the build's toolkit") {
+    const char* saved = std::getenv("FLASHRNN_CUDA_INCLUDE_DIRS");
+    const std::string saved_value = saved ? saved : "";
+    TemporaryFolder first, second;
+    const std::string missing = (first.path / "no-such-folder").string();
+    ::setenv("FLASHRNN_CUDA_INCLUDE_DIRS",
+             (first.path.string() + ":" + missing + "::" + second.path.string()).c_str(), 1);
+    const std::vector<std::string> dirs = nvrtc_include_dirs();
+    REQUIRE(dirs.size() >= 3);
+    CHECK(dirs[0] == first.path.string()); // the environment's folders first, in order
+    CHECK(dirs[1] == second.path.string());
+    CHECK(std::find(dirs.begin(), dirs.end(), missing) == dirs.end()); // only folders that exist
+    // The build's toolkit is still searched after them: it has the headers the kernels include.
+    CHECK(std::any_of(dirs.begin() + 2, dirs.end(), [](const std::string& dir) {
+        return std::filesystem::exists(std::filesystem::path(dir) / "cuda_bf16.h");
+    }));
+    ::setenv("FLASHRNN_CUDA_INCLUDE_DIRS", (second.path.string() + ":" + second.path.string()).c_str(), 1);
+    const std::vector<std::string> once = nvrtc_include_dirs();
+    CHECK(std::count(once.begin(), once.end(), second.path.string()) == 1); // each once
+    saved ? ::setenv("FLASHRNN_CUDA_INCLUDE_DIRS", saved_value.c_str(), 1)
+          : ::unsetenv("FLASHRNN_CUDA_INCLUDE_DIRS");
 }
 
 TEST_CASE("nvrtc: the fused kernels compile for every configuration the solver picks, for every preset") {

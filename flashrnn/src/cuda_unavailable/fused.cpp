@@ -23,6 +23,9 @@ std::filesystem::path default_kernel_cache_dir() {
 std::string nvrtc_version() {
     unavailable("nvrtc_version");
 }
+std::vector<std::string> nvrtc_include_dirs() {
+    unavailable("nvrtc_include_dirs");
+}
 KernelSource fused_kernel_source(FusedPass) {
     unavailable("fused_kernel_source");
 }

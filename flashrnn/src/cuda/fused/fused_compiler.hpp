@@ -59,8 +59,14 @@ struct CompiledKernel {
     std::string cache_key;
 };
 
+// Where NVRTC looks for the CUDA toolkit's headers (cuda_fp16.h, cuda_bf16.h), in order: the folders of
+// FLASHRNN_CUDA_INCLUDE_DIRS (':'-separated), $CUDA_HOME/include, $CUDA_PATH/include, the build
+// machine's toolkit, /usr/local/cuda/include; those that exist, each once. Read at every compile, so
+// an installed library or wheel finds the toolkit of the machine it runs on.
+std::vector<std::string> nvrtc_include_dirs();
+
 struct CompileOptions {
-    std::vector<std::string> include_dirs;  // besides the CUDA toolkit's
+    std::vector<std::string> include_dirs;  // besides the CUDA toolkit's (nvrtc_include_dirs())
     std::vector<std::string> extra_options; // passed to NVRTC as they are
     bool use_cache = true;
     std::optional<std::filesystem::path> cache_dir; // default: default_kernel_cache_dir()

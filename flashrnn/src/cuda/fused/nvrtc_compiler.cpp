@@ -8,7 +8,10 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <regex>
 #include <stdexcept>
@@ -33,13 +36,13 @@ struct ProgramDeleter {
 };
 using Program = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
 
-std::vector<std::string> toolkit_include_dirs() {
+// The '|'- or ':'-separated folders of `joined`, in order, empty entries skipped.
+std::vector<std::string> split_dirs(std::string_view joined, char separator) {
     std::vector<std::string> dirs;
-    const std::string joined = FLASHRNN_NVRTC_INCLUDE_DIRS;
     std::size_t start = 0;
     while (start <= joined.size()) {
-        const std::size_t end = std::min(joined.find('|', start), joined.size());
-        if (end > start) dirs.push_back(joined.substr(start, end - start));
+        const std::size_t end = std::min(joined.find(separator, start), joined.size());
+        if (end > start) dirs.emplace_back(joined.substr(start, end - start));
         start = end + 1;
     }
     return dirs;
@@ -48,7 +51,7 @@ std::vector<std::string> toolkit_include_dirs() {
 std::vector<std::string> nvrtc_options(std::string_view architecture, const CompileOptions& options) {
     std::vector<std::string> list{"--gpu-architecture=" + std::string(architecture), "-std=c++17",
                                   "--ptxas-options=-v"};
-    for (const std::string& dir : toolkit_include_dirs())
+    for (const std::string& dir : nvrtc_include_dirs())
         list.push_back("-I" + dir);
     for (const std::string& dir : options.include_dirs)
         list.push_back("-I" + dir);
@@ -74,6 +77,25 @@ std::string hex(std::uint64_t value) {
 }
 
 } // namespace
+
+std::vector<std::string> nvrtc_include_dirs() {
+    std::vector<std::string> candidates;
+    if (const char* dirs = std::getenv("FLASHRNN_CUDA_INCLUDE_DIRS")) candidates = split_dirs(dirs, ':');
+    for (const char* root : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* dir = std::getenv(root); dir && *dir)
+            candidates.push_back(std::string(dir) + "/include");
+    for (std::string& dir : split_dirs(FLASHRNN_NVRTC_INCLUDE_DIRS, '|'))
+        candidates.push_back(std::move(dir));
+    candidates.emplace_back("/usr/local/cuda/include");
+    std::vector<std::string> dirs;
+    for (std::string& dir : candidates) {
+        std::error_code ignored;
+        if (std::filesystem::is_directory(dir, ignored) &&
+            std::find(dirs.begin(), dirs.end(), dir) == dirs.end())
+            dirs.push_back(std::move(dir));
+    }
+    return dirs;
+}
 
 std::string nvrtc_version() {
     int major = 0, minor = 0;
@@ -129,10 +151,18 @@ CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKerne
         nvrtcCompileProgram(*program, static_cast<int>(raw_options.size()), raw_options.data());
     CompiledKernel kernel;
     kernel.log = program_log(*program);
-    if (compiled != NVRTC_SUCCESS)
-        throw DeviceError("flashrnn: NVRTC could not compile " + source.name + " for " +
+    if (compiled != NVRTC_SUCCESS) {
+        std::string why = "flashrnn: NVRTC could not compile " + source.name + " for " +
                           std::string(architecture) + " (" + traits.key() +
-                          "): " + nvrtcGetErrorString(compiled) + "\n" + kernel.log);
+                          "): " + nvrtcGetErrorString(compiled) + "\n" + kernel.log;
+        if (kernel.log.find("cannot open source file") != std::string::npos) {
+            why += "\nthe CUDA headers were looked for in:";
+            for (const std::string& dir : nvrtc_include_dirs())
+                why += " " + dir;
+            why += " (set FLASHRNN_CUDA_INCLUDE_DIRS or CUDA_HOME to the toolkit's include folder)";
+        }
+        throw DeviceError(why);
+    }
     const char* lowered = nullptr;
     check(nvrtcGetLoweredName(*program, source.entry.c_str(), &lowered), "nvrtcGetLoweredName");
     kernel.lowered_name = lowered;
