@@ -26,9 +26,13 @@ usage:
       the scan kernels' configuration (SCAN: linrec or rglru; GPU: 'device' when present, else h100_sxm)
   flashrnn run --cell CELL --heads NH --head-dim DH --batch B --steps T [--backend BACKEND] [--dtype DTYPE]
       run forward and backward on random data and print the time
+  flashrnn run --cell NEWTON_CELL --units D --batch B --steps T [--iterations N] [--backend reference]
+      the Newton solver against the sequential forward, and the backward, on random data (CPU float64;
+      exit status 1 if Newton's states differ from the sequential ones by more than 1e-6)
 
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
+  NEWTON_CELL  flash_gru or flash_lstm (diagonal cells solved by Newton's method over the sequence)
   DTYPE    bf16 (default), fp16 or fp32
   BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64), alternating or
            fused (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
@@ -178,8 +182,63 @@ flashrnn::reference::Tensor random_tensor(std::vector<std::int64_t> shape, std::
     return t;
 }
 
+// `run --cell flash_gru|flash_lstm`: the float64 references of the Newton family on random data.
+int run_newton(flashrnn::newton::Cell cell, std::map<std::string, std::string> options) {
+    namespace newton = flashrnn::newton;
+    namespace reference = flashrnn::reference;
+    const newton::Shape shape{.time_steps = take_positive(options, "steps"),
+                              .batch = take_positive(options, "batch"),
+                              .units = take_positive(options, "units")};
+    const std::int64_t iterations = options.count("iterations") ? take_positive(options, "iterations") : 3;
+    const std::string backend = take(options, "backend", "reference");
+    no_options_left(options);
+    if (backend != "reference")
+        throw UsageError("unknown backend '" + backend + "' for run --cell " +
+                         std::string(newton::to_string(cell)) +
+                         " (only reference until the Newton GPU kernels exist)");
+    if (iterations > 1000) throw UsageError("--iterations must be at most 1000");
+    newton::validate("run", shape);
+    const newton::CellInfo info = newton::cell_info(cell);
+    std::mt19937_64 rng(42);
+    // Parameters within the paper's clip (|a| <= 0.5, App. C.1).
+    auto inputs = random_tensor(flashrnn::sizes_of(newton::inputs_shape(info, shape)), rng, 1.0);
+    auto parameters = random_tensor(flashrnn::sizes_of(newton::parameters_shape(info, shape)), rng, 0.5);
+    auto h0 = random_tensor(flashrnn::sizes_of(newton::state_shape(info, shape)), rng, 0.5);
+    const reference::NewtonInputs in{inputs.view(), parameters.view(), h0.view()};
+    const auto start = std::chrono::steady_clock::now();
+    const auto sequential = reference::newton_sequential_forward(cell, shape, in);
+    const auto after_sequential = std::chrono::steady_clock::now();
+    const auto solved = reference::newton_solve(
+        cell, shape, in, {.max_iterations = static_cast<int>(iterations), .tolerance = {}},
+        reference::ReductionMethod::prefix);
+    const auto after_newton = std::chrono::steady_clock::now();
+    auto d_states = random_tensor(sequential.states.shape, rng, 1.0);
+    const auto gradients =
+        reference::newton_backward(cell, shape, {in, solved.states.view(), d_states.view(), std::nullopt});
+    const auto end = std::chrono::steady_clock::now();
+    double difference = 0, norm = 0;
+    for (std::size_t i = 0; i < solved.states.values.size(); ++i)
+        difference = std::max(difference, std::abs(solved.states.values[i] - sequential.states.values[i]));
+    for (double v : gradients.d_parameters.values)
+        norm += v * v;
+    const auto ms = [](auto from, auto to) {
+        return std::chrono::duration<double, std::milli>(to - from).count();
+    };
+    std::printf(
+        "%s, %s, reference (CPU float64): sequential forward %.3f ms, Newton forward %.3f ms (%d "
+        "iterations, max residual %.3g, max |Newton - sequential| %.3g), backward %.3f ms, |d_parameters| = "
+        "%.6g\n",
+        std::string(info.name).c_str(), newton::to_string(shape).c_str(), ms(start, after_sequential),
+        ms(after_sequential, after_newton), solved.statistics.iterations, solved.statistics.max_residual,
+        difference, ms(after_newton, end), std::sqrt(norm));
+    return difference <= 1e-6 ? 0 : 1;
+}
+
 int run(std::map<std::string, std::string> options) {
-    const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
+    const std::string cell_name = take(options, "cell");
+    for (flashrnn::newton::Cell newton_cell : flashrnn::newton::all_cells)
+        if (flashrnn::newton::to_string(newton_cell) == cell_name) return run_newton(newton_cell, options);
+    const flashrnn::Cell cell = flashrnn::parse_cell(cell_name);
     flashrnn::ProblemShape problem;
     problem.heads = take_positive(options, "heads");
     problem.head_dim = take_positive(options, "head-dim");

@@ -35,6 +35,14 @@ class TilingError : public Error {
     std::vector<std::string> conflicts_;
 };
 
+// A computation that produced no meaningful number: a non-finite input of the Newton solvers, or a
+// Newton iteration whose residual is not finite (divergence). The message names the call, the tensor
+// or iteration and the position.
+class NumericalError : public Error {
+  public:
+    using Error::Error;
+};
+
 // A failure of the CUDA runtime or driver, cuBLAS or NVRTC (with the failing call and its message),
 // or of the kernel cache on disk.
 class DeviceError : public Error {
