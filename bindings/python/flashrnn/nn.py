@@ -1,0 +1,154 @@
+"""Head-wise recurrent layers: LSTM, GRU, SLSTM, Elman.
+
+A layer holds the input projection W [G_in * NH * DH, input_size] (no bias of its own), the
+block-diagonal recurrent weights R [G_rec, NH, DH, DH] and one bias b [G, NH, DH] in the library's
+layouts (docs/kernels.md); NH heads of DH units make the hidden size NH * DH.
+
+    layer = flashrnn.nn.LSTM(input_size=32, num_heads=4, head_dim=16, batch_first=True)
+    output, state = layer(x)          # x [B, T, 32] -> output [B, T, 64], state [S=2, B, 64]
+    output, state = layer(x, state)   # continue from a state ([S, B, NH * DH]; state[0] is h)
+
+`LSTM.from_torch(torch.nn.LSTM(...))` (and GRU / Elman from torch.nn.GRU / torch.nn.RNN) build a
+one-head layer that computes what the torch module computes, with the same gradients.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from . import _ops
+from .functional import rnn
+
+__all__ = ["LSTM", "GRU", "SLSTM", "Elman"]
+
+
+class _HeadwiseRNN(torch.nn.Module):
+    cell: str = ""
+
+    def __init__(
+        self,
+        input_size: int,
+        num_heads: int,
+        head_dim: int,
+        *,
+        bias: bool = True,
+        batch_first: bool = False,
+        backend: str = "automatic",
+        recurrent_gradient: str = "full",
+        clip_value: float = 0.0,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        info = _ops.CELLS[self.cell]
+        factory = {"device": device, "dtype": dtype}
+        self.input_size, self.num_heads, self.head_dim = input_size, num_heads, head_dim
+        self.num_states = info["num_states"]
+        self.batch_first, self.backend = batch_first, backend
+        self.recurrent_gradient, self.clip_value = recurrent_gradient, clip_value
+        self.weight_ih = torch.nn.Parameter(torch.empty(info["num_input_gates"] * num_heads * head_dim, input_size,
+                                                        **factory))
+        self.recurrent_weights = torch.nn.Parameter(torch.empty(info["num_recurrent_gates"], num_heads, head_dim,
+                                                                head_dim, **factory))
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(info["num_gates"], num_heads, head_dim, **factory))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    @property
+    def hidden_size(self) -> int:
+        return self.num_heads * self.head_dim
+
+    def reset_parameters(self) -> None:
+        """Uniform in +-1/sqrt(hidden size), as torch.nn.LSTM."""
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            torch.nn.init.uniform_(p, -bound, bound)
+
+    def extra_repr(self) -> str:
+        return (f"{self.input_size}, num_heads={self.num_heads}, head_dim={self.head_dim}, "
+                f"bias={self.bias is not None}, batch_first={self.batch_first}, backend='{self.backend}'")
+
+    def forward(self, input: Tensor, state: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
+        """input [T, B, input_size] (batch_first: [B, T, input_size]); state [S, B, NH * DH] or None
+        (zeros). Returns the hidden states over time [T, B, NH * DH] (batch_first: [B, T, ...]) and the
+        last state [S, B, NH * DH]."""
+        info = _ops.CELLS[self.cell]
+        gate_inputs = torch.nn.functional.linear(input, self.weight_ih).unflatten(
+            -1, (info["num_input_gates"], self.num_heads, self.head_dim))
+        bias = self.bias
+        if bias is None:
+            bias = gate_inputs.new_zeros((info["num_gates"], self.num_heads, self.head_dim))
+        initial_states = None if state is None else state.unflatten(-1, (self.num_heads, self.head_dim))
+        states, last_state = rnn(self.cell, gate_inputs, self.recurrent_weights, bias, initial_states,
+                                 batch_first=self.batch_first, backend=self.backend,
+                                 recurrent_gradient=self.recurrent_gradient, clip_value=self.clip_value)
+        hidden = states[0, 1:]  # [T, B, NH, DH]
+        if self.batch_first:
+            hidden = hidden.transpose(0, 1)
+        return hidden.flatten(-2), last_state.flatten(-2)
+
+    @classmethod
+    def _from_torch_module(cls, module: torch.nn.RNNBase, bias_rows, **options):
+        """A one-head layer with the torch module's weights (gate orders agree: docs/kernels.md)."""
+        if module.num_layers != 1 or module.bidirectional or getattr(module, "proj_size", 0):
+            raise _ops.UnsupportedError(f"flashrnn.nn.{cls.__name__}.from_torch: only one layer, one "
+                                        "direction and no projection")
+        hidden = module.hidden_size
+        weight = module.weight_ih_l0
+        layer = cls(module.input_size, 1, hidden, bias=module.bias, batch_first=module.batch_first,
+                    device=weight.device, dtype=weight.dtype, **options)
+        with torch.no_grad():
+            layer.weight_ih.copy_(module.weight_ih_l0)
+            layer.recurrent_weights.copy_(module.weight_hh_l0.view(-1, 1, hidden, hidden))
+            if module.bias:
+                layer.bias.copy_(torch.stack(bias_rows(module.bias_ih_l0.view(-1, hidden),
+                                                       module.bias_hh_l0.view(-1, hidden))).view(-1, 1, hidden))
+        return layer
+
+
+class LSTM(_HeadwiseRNN):
+    """Head-wise LSTM: states h, c; gates i, f, z, o (torch.nn.LSTM's i, f, g, o)."""
+
+    cell = "lstm"
+
+    @classmethod
+    def from_torch(cls, module: torch.nn.LSTM, **options) -> "LSTM":
+        """One head of hidden_size units with module's weights; bias = bias_ih + bias_hh. The torch
+        state (h0, c0) is torch.cat([h0, c0]) here, and the last state's [0:1], [1:2] are h_n, c_n."""
+        return cls._from_torch_module(module, lambda ih, hh: list(ih + hh), **options)
+
+
+class GRU(_HeadwiseRNN):
+    """Head-wise GRU in torch.nn.GRU's reset-after form: Wx rows r, z, n; bias rows r, z, n, hn."""
+
+    cell = "gru"
+
+    @classmethod
+    def from_torch(cls, module: torch.nn.GRU, **options) -> "GRU":
+        """One head with module's weights; bias rows b_ir + b_hr, b_iz + b_hz, b_in, b_hn."""
+        return cls._from_torch_module(module, lambda ih, hh: [ih[0] + hh[0], ih[1] + hh[1], ih[2], hh[2]],
+                                      **options)
+
+
+class SLSTM(_HeadwiseRNN):
+    """Head-wise sLSTM (states h, c, n, m; gates i, f, z, o), stabilised exponential gating."""
+
+    cell = "slstm"
+
+
+class Elman(_HeadwiseRNN):
+    """Head-wise Elman RNN, h' = tanh(W x + R h + b)."""
+
+    cell = "elman"
+
+    @classmethod
+    def from_torch(cls, module: torch.nn.RNN, **options) -> "Elman":
+        """One head with the weights of a tanh torch.nn.RNN; bias = bias_ih + bias_hh."""
+        if module.nonlinearity != "tanh":
+            raise _ops.UnsupportedError("flashrnn.nn.Elman.from_torch: only nonlinearity='tanh'")
+        return cls._from_torch_module(module, lambda ih, hh: list(ih + hh), **options)

@@ -1,0 +1,182 @@
+"""The layers: flashrnn.nn.LSTM / GRU / Elman built from torch's modules reproduce their outputs and
+gradients; head-wise layers train; torch.compile(fullgraph=True) takes a model with a layer."""
+import pytest
+import torch
+
+import flashrnn
+from conftest import requires_cuda
+
+TORCH_MODULES = {
+    "lstm": (torch.nn.LSTM, flashrnn.nn.LSTM),
+    "gru": (torch.nn.GRU, flashrnn.nn.GRU),
+    "elman": (torch.nn.RNN, flashrnn.nn.Elman),
+}
+
+
+def torch_state(cell, state):
+    """Our state [S, B, H] as torch's: (h0, c0) each [1, B, H] for the LSTM, h0 [1, B, H] otherwise."""
+    return (state[0:1], state[1:2]) if cell == "lstm" else state[0:1]
+
+
+def final_torch_state(cell, state):
+    return torch.cat(state) if cell == "lstm" else state
+
+
+def assert_same_gradients(cell, theirs, ours):
+    hidden = theirs.hidden_size
+    torch.testing.assert_close(ours.weight_ih.grad, theirs.weight_ih_l0.grad)
+    torch.testing.assert_close(ours.recurrent_weights.grad.view(-1, hidden), theirs.weight_hh_l0.grad)
+    bias = ours.bias.grad.view(-1, hidden)
+    if cell == "gru":  # rows r, z, n, hn: b_i* and b_h* share r and z; n is b_in, hn is b_hn
+        torch.testing.assert_close(bias[:2], theirs.bias_ih_l0.grad.view(3, hidden)[:2])
+        torch.testing.assert_close(bias[:2], theirs.bias_hh_l0.grad.view(3, hidden)[:2])
+        torch.testing.assert_close(bias[2], theirs.bias_ih_l0.grad.view(3, hidden)[2])
+        torch.testing.assert_close(bias[3], theirs.bias_hh_l0.grad.view(3, hidden)[2])
+    else:
+        torch.testing.assert_close(bias.flatten(), theirs.bias_ih_l0.grad)
+        torch.testing.assert_close(bias.flatten(), theirs.bias_hh_l0.grad)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "elman"])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_from_torch_reproduces_outputs_and_gradients(cell, batch_first, with_state):
+    torch_cls, our_cls = TORCH_MODULES[cell]
+    theirs = torch_cls(input_size=5, hidden_size=7, batch_first=batch_first, dtype=torch.float64)
+    ours = our_cls.from_torch(theirs)
+    T, B = 6, 3
+    x = torch.randn((B, T, 5) if batch_first else (T, B, 5), dtype=torch.float64)
+    states = ours.num_states
+    state = torch.randn(states, B, 7, dtype=torch.float64, requires_grad=True) if with_state else None
+    x_theirs, x_ours = x.clone().requires_grad_(), x.clone().requires_grad_()
+
+    out_theirs, last_theirs = theirs(x_theirs, None if state is None else torch_state(cell, state))
+    out_ours, last_ours = ours(x_ours, state)
+    torch.testing.assert_close(out_ours, out_theirs)
+    torch.testing.assert_close(last_ours, final_torch_state(cell, last_theirs))
+
+    d_out, d_last = torch.randn_like(out_ours), torch.randn_like(last_ours)
+    grads_of_state = []
+    for out, last, x_used in [(out_theirs, final_torch_state(cell, last_theirs), x_theirs), (out_ours, last_ours, x_ours)]:
+        loss = (out * d_out).sum() + (last * d_last).sum()
+        grads_of_state.append(torch.autograd.grad(loss, state, retain_graph=True)[0] if state is not None else None)
+        loss.backward()
+    torch.testing.assert_close(x_ours.grad, x_theirs.grad)
+    assert_same_gradients(cell, theirs, ours)
+    if state is not None:
+        torch.testing.assert_close(grads_of_state[1], grads_of_state[0])
+
+
+def test_lstm_from_torch_in_float32():
+    theirs = torch.nn.LSTM(8, 16)
+    ours = flashrnn.nn.LSTM.from_torch(theirs)
+    x = torch.randn(10, 4, 8)
+    out_theirs, (h, c) = theirs(x)
+    out_ours, last = ours(x)
+    torch.testing.assert_close(out_ours, out_theirs, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(last, torch.cat([h, c]), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman])
+def test_headwise_layers_shapes_and_continuation(layer_cls):
+    """Running a sequence in two halves, the second from the first's last state, is running it whole."""
+    layer = layer_cls(6, num_heads=3, head_dim=4, batch_first=True, dtype=torch.float64)
+    x = torch.randn(2, 8, 6, dtype=torch.float64)
+    out, last = layer(x)
+    assert out.shape == (2, 8, 12) and last.shape == (layer.num_states, 2, 12)
+    first, middle = layer(x[:, :5])
+    second, last2 = layer(x[:, 5:], middle)
+    torch.testing.assert_close(torch.cat([first, second], dim=1), out)
+    torch.testing.assert_close(last2, last)
+
+
+def test_heads_do_not_mix():
+    layer = flashrnn.nn.LSTM(4, num_heads=2, head_dim=3, dtype=torch.float64)
+    x = torch.randn(5, 2, 4, dtype=torch.float64, requires_grad=True)
+    out, _ = layer(x)
+    out[..., :3].sum().backward()  # head 0 only
+    assert layer.recurrent_weights.grad[:, 1].abs().max() == 0
+    assert layer.recurrent_weights.grad[:, 0].abs().max() > 0
+
+
+class Model(torch.nn.Module):
+    def __init__(self, layer_cls):
+        super().__init__()
+        self.rnn = layer_cls(8, num_heads=2, head_dim=4, batch_first=True)
+        self.head = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        out, last = self.rnn(x)
+        return self.head(out[:, -1]) + last[0].sum()
+
+
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman])
+def test_torch_compile_fullgraph(layer_cls):
+    torch._dynamo.reset()
+    model = Model(layer_cls)
+    x = torch.randn(4, 6, 8)
+    expected = model(x)
+    expected.sum().backward()
+    expected_grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
+    actual = compiled(x)
+    actual.sum().backward()
+    torch.testing.assert_close(actual, expected)
+    for p, g in zip(model.parameters(), expected_grads):
+        torch.testing.assert_close(p.grad, g)
+
+
+def test_torch_compile_inductor():
+    torch._dynamo.reset()
+    model = Model(flashrnn.nn.LSTM)
+    x = torch.randn(4, 6, 8)
+    torch.testing.assert_close(torch.compile(model, fullgraph=True)(x), model(x))
+
+
+def test_training_reduces_the_loss():
+    torch.manual_seed(1)
+    model = Model(flashrnn.nn.LSTM)
+    x, target = torch.randn(16, 6, 8), torch.randn(16, 3)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(30):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_cuda_lstm_against_cudnn(dtype):
+    theirs = torch.nn.LSTM(32, 64, batch_first=True).cuda().to(dtype)
+    ours = flashrnn.nn.LSTM.from_torch(theirs)
+    x = torch.randn(4, 20, 32, device="cuda", dtype=dtype)
+    out_theirs, (h, c) = theirs(x)
+    out_ours, last = ours(x)
+    tol = dict(rtol=1e-3, atol=1e-3) if dtype == torch.float32 else dict(rtol=5e-2, atol=5e-2)
+    torch.testing.assert_close(out_ours, out_theirs, **tol)
+    torch.testing.assert_close(last, torch.cat([h, c]), **tol)
+
+
+@requires_cuda
+def test_cuda_graph_replay():
+    layer = flashrnn.nn.LSTM(16, num_heads=2, head_dim=16, batch_first=True).cuda()
+    x = torch.randn(4, 12, 16, device="cuda")
+    with torch.no_grad():
+        expected, _ = layer(x)  # warm-up: backend choice and kernel compilation happen here
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            layer(x)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured, _ = layer(x)
+    x.copy_(torch.randn_like(x))
+    graph.replay()
+    with torch.no_grad():
+        torch.testing.assert_close(captured, layer(x)[0])
