@@ -174,10 +174,18 @@ TOLERANCES = {torch.float32: dict(rtol=1e-4, atol=1e-4), torch.bfloat16: dict(rt
               torch.float16: dict(rtol=5e-3, atol=5e-3)}
 
 
+def tolerance(dtype, backend):
+    """The fused kernels multiply fp32 operands as tf32 (10-bit mantissa, docs/kernels.md), so fp32
+    through them is held to fp16's tolerance; automatic may pick them."""
+    if dtype == torch.float32 and backend != "alternating":
+        return TOLERANCES[torch.float16]
+    return TOLERANCES[dtype]
+
+
 @requires_cuda
 @pytest.mark.parametrize("cell", CELLS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
-@pytest.mark.parametrize("backend", ["alternating", "automatic"])
+@pytest.mark.parametrize("backend", ["alternating", "fused", "automatic"])
 def test_cuda_forward_backward_against_the_cpu_reference(cell, dtype, backend):
     x, R, b, s0 = problem(cell, (5, 3, 2, 16), requires_grad=False)
     cpu_inputs = [t.to(dtype).double().requires_grad_() for t in (x, R, b, s0)]
@@ -185,12 +193,12 @@ def test_cuda_forward_backward_against_the_cpu_reference(cell, dtype, backend):
     expected = flashrnn.rnn(cell, *cpu_inputs)
     actual = flashrnn.rnn(cell, *gpu_inputs, backend=backend)
     for e, a in zip(expected, actual):
-        torch.testing.assert_close(a.double().cpu(), e, **TOLERANCES[dtype])
+        torch.testing.assert_close(a.double().cpu(), e, **tolerance(dtype, backend))
     d_h = torch.randn_like(expected[0][0])
     torch.autograd.backward(expected[0][0], d_h)
     torch.autograd.backward(actual[0][0], d_h.to(dtype).cuda())
     for e, a in zip(cpu_inputs, gpu_inputs):
-        torch.testing.assert_close(a.grad.double().cpu(), e.grad, **TOLERANCES[dtype])
+        torch.testing.assert_close(a.grad.double().cpu(), e.grad, **tolerance(dtype, backend))
 
 
 @requires_cuda
@@ -212,7 +220,7 @@ def test_cuda_op_keeps_the_current_device_and_stream():
     assert torch.cuda.current_device() == device
     stream.synchronize()
     expected, _ = flashrnn.gru(*(t.detach().double().cpu() for t in (x, R, b, s0)))
-    torch.testing.assert_close(states.detach().double().cpu(), expected, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(states.detach().double().cpu(), expected, **tolerance(torch.float32, "automatic"))
 
 
 @requires_cuda
