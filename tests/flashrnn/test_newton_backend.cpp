@@ -8,13 +8,15 @@
 using namespace flashrnn;
 
 TEST_CASE("newton backend: names and forced choices") {
-    for (newton::Backend b : {newton::Backend::automatic, newton::Backend::newton, newton::Backend::sequential})
+    for (newton::Backend b :
+         {newton::Backend::automatic, newton::Backend::newton, newton::Backend::sequential})
         CHECK(newton::parse_backend(newton::to_string(b)) == b);
     CHECK_THROWS_WITH_AS(newton::parse_backend("fused"),
                          "flashrnn::newton: unknown backend 'fused' (automatic, newton or sequential)",
                          UnsupportedError);
     const DeviceLimits h100 = preset("h100");
-    const newton::Problem problem{newton::Cell::flash_gru, DType::fp32, {.time_steps = 512, .batch = 32, .units = 2048}};
+    const newton::Problem problem{
+        newton::Cell::flash_gru, DType::fp32, {.time_steps = 512, .batch = 32, .units = 2048}};
     for (newton::Backend b : {newton::Backend::newton, newton::Backend::sequential}) {
         newton::Options options;
         options.backend = b;
@@ -22,7 +24,8 @@ TEST_CASE("newton backend: names and forced choices") {
     }
 }
 
-TEST_CASE("newton backend: the cost model picks Newton for long sequences of few units, sequential for wide ones") {
+TEST_CASE(
+    "newton backend: the cost model picks Newton for long sequences of few units, sequential for wide ones") {
     const DeviceLimits h100 = preset("h100");
     for (newton::Cell cell : newton::all_cells) {
         CAPTURE(newton::to_string(cell));
