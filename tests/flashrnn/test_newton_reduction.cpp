@@ -143,7 +143,7 @@ TEST_CASE("newton reduction: bad arguments are refused naming the tensor") {
     alignas(16) static unsigned char memory[16];
     const auto view = [&](const NamedShape& shape) { return TensorView{memory, DType::bf16, shape.sizes()}; };
     const newton::ReductionArgs good{view(newton::jacobians_shape(problem)), view(newton::rhs_shape(problem)),
-                                     view(newton::rhs_shape(problem))};
+                                     view(newton::rhs_shape(problem)), Workspace{}};
     CHECK_NOTHROW(newton::check_reduction_args("newton::reduce", problem, good));
 
     newton::ReductionArgs args = good;

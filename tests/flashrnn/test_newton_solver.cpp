@@ -15,11 +15,13 @@ using namespace flashrnn::testing;
 namespace {
 
 newton::Options iterations(int count) {
-    return {.max_iterations = count, .tolerance = std::nullopt};
+    return {.max_iterations = count, .tolerance = std::nullopt, .backend = newton::Backend::automatic};
 }
 
 newton::Options tolerance(double absolute, double relative, int max_iterations) {
-    return {.max_iterations = max_iterations, .tolerance = newton::Tolerance{absolute, relative}};
+    return {.max_iterations = max_iterations,
+            .tolerance = newton::Tolerance{absolute, relative},
+            .backend = newton::Backend::automatic};
 }
 
 constexpr std::array<reference::ReductionMethod, 2> methods{reference::ReductionMethod::sequential,
@@ -151,7 +153,8 @@ TEST_CASE("newton: the boundary checks of the GPU arguments name the wrong tenso
                                       {},
                                       view(newton::state_sequence_shape(info, s), DType::bf16),
                                       view(newton::state_shape(info, s), DType::fp32),
-                                      view({{"statistics", newton::kStatisticsElements}}, DType::fp32)};
+                                      view({{"statistics", newton::kStatisticsElements}}, DType::fp32),
+                                      {}};
     CHECK_NOTHROW(newton::check_forward_args("newton::forward", problem, forward));
 
     newton::ForwardArgs bad = forward;
@@ -192,6 +195,7 @@ TEST_CASE("newton: the boundary checks of the GPU arguments name the wrong tenso
                                         {},
                                         view(newton::inputs_shape(info, s), DType::bf16),
                                         TensorView{memory, DType::fp32, {3, 4}}, // a GRU's parameter rows
+                                        {},
                                         {}};
     CHECK_THROWS_WITH_AS(
         newton::check_backward_args("newton::backward", problem, backward),

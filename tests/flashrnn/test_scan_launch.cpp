@@ -145,3 +145,48 @@ TEST_CASE("scan launch: names and descriptions") {
     CHECK(tensors_moved(ScanKernel::linrec_forward) == 3);
     CHECK(tensors_moved(ScanKernel::linrec_backward) == 5);
 }
+
+TEST_CASE("scan launch: the Newton reduction's grid level") {
+    const DeviceLimits h100 = preset("h100");
+    for (ScanKernel kernel : {ScanKernel::newton_reduce_diagonal, ScanKernel::newton_reduce_2x2})
+        for (std::int64_t sequences : {1LL, 7LL, 256LL, 100000LL})
+            for (std::int64_t length : {1LL, 2LL, 33LL, 4097LL, 65537LL, 1LL << 22})
+                for (int bytes : {2, 4}) {
+                    CAPTURE(to_string(kernel));
+                    CAPTURE(sequences);
+                    CAPTURE(length);
+                    CAPTURE(bytes);
+                    const ReductionLaunch launch =
+                        choose_reduction_launch(h100, kernel, {sequences, length, bytes, false, false});
+                    CHECK(is_compiled(kernel, launch.config));
+                    const std::int64_t tile =
+                        std::int64_t{launch.config.elements_per_thread} * launch.config.threads_per_block;
+                    CHECK(launch.segment_length % tile == 0);
+                    CHECK(launch.segments >= 1);
+                    CHECK(launch.segments <= kReductionMaxSegments);
+                    // The segments cover the row, none of them empty.
+                    CHECK(launch.segments * launch.segment_length >= length);
+                    CHECK((launch.segments - 1) * launch.segment_length < length);
+                    if (launch.segments == 1) {
+                        CHECK(launch.workspace_bytes == 0);
+                    } else {
+                        const auto entries = static_cast<std::size_t>(sequences * launch.segments);
+                        CHECK(launch.entering_offset >= entries * launch.map_words * 4);
+                        CHECK(launch.entering_offset % 256 == 0);
+                        CHECK(launch.workspace_bytes ==
+                              launch.entering_offset + entries * launch.state_words * 4);
+                    }
+                }
+    // Many sequences fill the GPU with one block each; one long sequence is cut into segments.
+    CHECK(
+        choose_reduction_launch(h100, ScanKernel::newton_reduce_diagonal, {100000, 1 << 22, 4, false, false})
+            .segments == 1);
+    const ReductionLaunch one =
+        choose_reduction_launch(h100, ScanKernel::newton_reduce_2x2, {1, 1 << 22, 4, false, false});
+    CHECK(one.segments >= h100.sm_count);
+    CHECK(one.map_words == 6);
+    CHECK(one.state_words == 2);
+    CHECK_THROWS_AS(choose_reduction_launch(h100, ScanKernel::linrec_forward, {1, 16, 4, false, false}),
+                    ShapeError);
+    CHECK(parse_scan_kernel("newton_reduce_2x2") == ScanKernel::newton_reduce_2x2);
+}

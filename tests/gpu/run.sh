@@ -46,6 +46,12 @@ for backend in alternating fused; do # the kernels of each backend on a small su
 done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
+# The Newton family's kernels (reduction with its grid level, forward, backward) under each sanitizer
+# on a quick subset; tests/gpu/scan.sh below runs all of them and the same subsets again.
+for tool in memcheck racecheck synccheck; do
+  step "$tool-newton" env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool $tool --error-exitcode 1 \
+    "$BIN/flashrnn_gpu_tests" -tc="newton reduce small: in place*,newton forward small: a non-finite*"
+done
 if [ -f tests/gpu/scan.sh ]; then # it expects a build folder's layout
   layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
   ln -s "$(realpath "$BIN/flashrnn_gpu_tests")" "$layout/tests/gpu/flashrnn_gpu_tests"

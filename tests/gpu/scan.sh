@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The scans' GPU checks (issue 7), for a build with CUDA (sm_90) on a GPU machine:
 #   tests/gpu/scan.sh BUILD_DIR [OUT_DIR]
-# 1. the linrec (scalar and 2x2 block elements) and RG-LRU GPU tests (flashrnn_gpu_tests, exact and
-#    random, every configuration);
+# 1. the linrec (scalar and 2x2 block elements), RG-LRU and Newton (reduction, forward, backward) GPU
+#    tests (flashrnn_gpu_tests, exact and random, every configuration);
 # 2. compute-sanitizer memcheck, racecheck and synccheck on the quick subsets;
 # 3. the benchmark (examples/bench/scan_bench) and, where PyTorch is importable, its torch.add / copy
 #    peers (examples/bench/scan_peer.py), timed three ways (--timing stream, steady, isolated: see
@@ -21,11 +21,16 @@ step() { printf '\n== %s\n' "$*"; }
 step "GPU tests: linrec and RG-LRU"
 "$tests" -tc='linrec*,RG-LRU*' || status=1
 
+step "GPU tests: Newton (reduction, forward, backward)"
+"$tests" -tc='newton*' || status=1
+
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for tool in memcheck racecheck synccheck; do
     step "compute-sanitizer --tool $tool (quick subsets)"
     "$sanitizer" --tool "$tool" --error-exitcode 9 "$tests" -tc='linrec small*,linrec 2x2 small*,RG-LRU small*' ||
         status=1
+    "$sanitizer" --tool "$tool" --error-exitcode 9 "$tests" \
+        -tc='newton reduce small*,newton forward small: a non-finite*,newton forward small: bad*' || status=1
 done
 
 step "benchmark: scans (13200 rows, L = 16 .. 65536)"

@@ -1,6 +1,7 @@
 #include "flashrnn/newton/problem.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "flashrnn/core/error.hpp"
@@ -46,6 +47,35 @@ void validate(std::string_view call, const Shape& shape) {
     if (shape.time_steps < 1 || shape.time_steps > kMaxScanLength)
         throw ShapeError(prefix(call) + "the number of time steps must be in [1, " +
                          std::to_string(kMaxScanLength) + "], got T=" + std::to_string(shape.time_steps));
+}
+
+std::string_view to_string(Backend backend) {
+    switch (backend) {
+    case Backend::automatic:
+        return "automatic";
+    case Backend::newton:
+        return "newton";
+    case Backend::sequential:
+        return "sequential";
+    }
+    throw ShapeError("flashrnn::newton: invalid Backend value " + std::to_string(static_cast<int>(backend)));
+}
+
+Backend parse_backend(std::string_view name) {
+    for (Backend backend : {Backend::automatic, Backend::newton, Backend::sequential})
+        if (to_string(backend) == name) return backend;
+    throw UnsupportedError("flashrnn::newton: unknown backend '" + std::string(name) +
+                           "' (automatic, newton or sequential)");
+}
+
+void check_workspace(std::string_view call, const Workspace& workspace, std::size_t needed) {
+    if (needed == 0) return;
+    if (!workspace.data || workspace.bytes < needed)
+        throw ShapeError(prefix(call) + "the workspace holds " +
+                         std::to_string(workspace.data ? workspace.bytes : 0) + " bytes, it needs " +
+                         std::to_string(needed));
+    if (reinterpret_cast<std::uintptr_t>(workspace.data) % 16 != 0)
+        throw ShapeError(prefix(call) + "workspace must be 16-byte aligned (cudaMalloc gives 256)");
 }
 
 void validate(std::string_view call, const Options& options) {

@@ -41,6 +41,9 @@ Domains domains_of(ScanKernel kernel) {
     case ScanKernel::rglru_forward:
     case ScanKernel::rglru_backward:
         return domains_of(kRglruDomains);
+    case ScanKernel::newton_reduce_diagonal:
+    case ScanKernel::newton_reduce_2x2:
+        return domains_of(kNewtonReduceDomains);
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -71,7 +74,7 @@ std::int64_t target_tile(ScanKernel kernel, std::int64_t length, int bytes_per_e
     if (bytes_per_element == 2) {
         const bool linrec = kernel == ScanKernel::linrec_forward || kernel == ScanKernel::linrec_backward;
         if (length < 4096) return 256;
-        if (!linrec) return length >= 16384 ? 2048 : 256;
+        if (!linrec) return length >= 16384 ? 2048 : 256; // the RG-LRU's, and the Newton reduction's
         return length >= 65536 ? 8192 : (length >= 16384 ? 4096 : 2048);
     }
     const std::int64_t longest = kernel == ScanKernel::rglru_backward ? 1024 : 2048;
@@ -81,8 +84,12 @@ std::int64_t target_tile(ScanKernel kernel, std::int64_t length, int bytes_per_e
 // span): at most length / 32 elements per thread (at least 4). From a sweep of L = 64 .. 512 (H100,
 // 2026-11-22): bf16 linrec backward at L = 256 13.7 us with 8 x 32 against 32.1 us with 16 x 32, the
 // forward 12.4 against 17.4 us; the RG-LRU at L = 64 15.2 / 33.3 us with 4 x 32 against 19.6 / 38.0.
+// The Newton reduction with 2x2 blocks loads six rows per element: 16 bytes per thread and row (an
+// estimate from the register count, not measured yet).
 int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64_t length) {
-    const int preferred = kernel == ScanKernel::linrec_backward && bytes_per_element == 4 ? 16 : 32;
+    const bool narrow = (kernel == ScanKernel::linrec_backward && bytes_per_element == 4) ||
+                        kernel == ScanKernel::newton_reduce_2x2;
+    const int preferred = narrow ? 16 : 32;
     int elements = 16;
     while (elements > 4 && 32 * elements > length)
         elements /= 2;
@@ -113,16 +120,22 @@ std::string_view to_string(ScanKernel kernel) {
         return "rglru_forward";
     case ScanKernel::rglru_backward:
         return "rglru_backward";
+    case ScanKernel::newton_reduce_diagonal:
+        return "newton_reduce_diagonal";
+    case ScanKernel::newton_reduce_2x2:
+        return "newton_reduce_2x2";
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
 
 ScanKernel parse_scan_kernel(std::string_view name) {
-    for (ScanKernel k : {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
-                         ScanKernel::rglru_backward})
+    for (ScanKernel k :
+         {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
+          ScanKernel::rglru_backward, ScanKernel::newton_reduce_diagonal, ScanKernel::newton_reduce_2x2})
         if (to_string(k) == name) return k;
     throw UnsupportedError("flashrnn: unknown scan kernel '" + std::string(name) +
-                           "' (linrec_forward, linrec_backward, rglru_forward or rglru_backward)");
+                           "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
+                           "newton_reduce_diagonal or newton_reduce_2x2)");
 }
 
 int tensors_loaded(ScanKernel kernel) {
@@ -135,6 +148,10 @@ int tensors_loaded(ScanKernel kernel) {
         return 3; // x, gate_a, gate_x
     case ScanKernel::rglru_backward:
         return 5; // x, gate_a, gate_x, h, dh
+    case ScanKernel::newton_reduce_diagonal:
+        return 2; // J, r
+    case ScanKernel::newton_reduce_2x2:
+        return 6; // 4 Jacobian rows, 2 right-hand-side rows
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -148,6 +165,10 @@ int tensors_moved(ScanKernel kernel) {
     case ScanKernel::rglru_forward:
         return 4;
     case ScanKernel::rglru_backward:
+        return 8;
+    case ScanKernel::newton_reduce_diagonal:
+        return 3;
+    case ScanKernel::newton_reduce_2x2:
         return 8;
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
@@ -226,8 +247,13 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     m.add(threads <= limits.max_threads_per_block, "at most the device's threads per block");
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
     const constrint::Expr raw_loads = 2 * elements * loaded; // 32-bit registers, element-wise
-    const constrint::Expr registers_elementwise = register_estimate_base() + raw_loads + 4 * elements;
-    const constrint::Expr registers_packed = register_estimate_base() + raw_loads * bytes / 4 + 4 * elements;
+    // Per element: the map and the state (2 + 1 words for scalar maps, 6 + 2 for 2x2 blocks), and a word
+    // saved.
+    const Integer values_per_element = kernel == ScanKernel::newton_reduce_2x2 ? 9 : 4;
+    const constrint::Expr registers_elementwise =
+        register_estimate_base() + raw_loads + values_per_element * elements;
+    const constrint::Expr registers_packed =
+        register_estimate_base() + raw_loads * bytes / 4 + values_per_element * elements;
     // Packed: vector access, and shared access of 16-bit elements (staged as words of two).
     const Integer lowest_packed = problem.bytes_per_element == 2 ? 1 : 2;
     m.add((access >= lowest_packed) | (registers_elementwise <= limits.max_registers_per_thread),
@@ -238,11 +264,12 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
           "registers of the block within the block limit (element-wise loads)");
     m.add((access < lowest_packed) | (registers_packed * threads <= limits.max_registers_per_block),
           "registers of the block within the block limit (packed loads)");
-    // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp) and, where chunks are
-    // staged (shared access), a padded staging area of 33 E floats per warp.
+    // Static shared memory: the scan's warp totals (2 buffers x 8 bytes per warp, 24 for 2x2 maps) and,
+    // where chunks are staged (shared access), a padded staging area of 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;
     const constrint::Expr staging = constrint::Expr(132) * elements * warps;
-    m.add((access != 1) | (16 * warps + staging + 128 <= limits.shared_memory_per_block),
+    const Integer totals_bytes = kernel == ScanKernel::newton_reduce_2x2 ? 48 : 16;
+    m.add((access != 1) | (totals_bytes * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
     m.add((access != 2) | (elements * bytes % 16 == 0),
@@ -273,5 +300,35 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 }
 
 } // namespace
+
+ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel kernel,
+                                        const ScanProblem& problem) {
+    if (kernel != ScanKernel::newton_reduce_diagonal && kernel != ScanKernel::newton_reduce_2x2)
+        throw ShapeError(what_of(kernel) + ": not a Newton reduction kernel");
+    ReductionLaunch launch;
+    launch.config = choose_scan_config(limits, kernel, problem);
+    const bool block2x2 = kernel == ScanKernel::newton_reduce_2x2;
+    launch.map_words = block2x2 ? 6 : 2;
+    launch.state_words = block2x2 ? 2 : 1;
+    const std::int64_t tile =
+        std::int64_t{launch.config.elements_per_thread} * launch.config.threads_per_block;
+    const std::int64_t tiles = (problem.length + tile - 1) / tile;
+    const std::int64_t wanted_blocks = std::int64_t{kReductionBlocksPerSm} * std::max(1, limits.sm_count);
+    const std::int64_t by_blocks = (wanted_blocks + problem.sequences - 1) / problem.sequences;
+    const std::int64_t by_tiles = std::max<std::int64_t>(1, tiles / kReductionMinTilesPerSegment);
+    const std::int64_t segments =
+        std::clamp<std::int64_t>(std::min(by_blocks, by_tiles), 1, kReductionMaxSegments);
+    const std::int64_t tiles_per_segment = (tiles + segments - 1) / segments;
+    launch.segment_length = tiles_per_segment * tile;
+    launch.segments = (problem.length + launch.segment_length - 1) / launch.segment_length;
+    if (launch.segments > 1) {
+        const auto entries = static_cast<std::size_t>(problem.sequences * launch.segments);
+        const std::size_t totals = entries * static_cast<std::size_t>(launch.map_words) * 4;
+        launch.entering_offset = (totals + 255) / 256 * 256;
+        launch.workspace_bytes =
+            launch.entering_offset + entries * static_cast<std::size_t>(launch.state_words) * 4;
+    }
+    return launch;
+}
 
 } // namespace flashrnn

@@ -17,6 +17,7 @@
 // fp32); parameters and the states' [S, B, D] tensors are fp32.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,11 +64,22 @@ struct Tolerance {
     double relative = 0;
 };
 
+// Which GPU implementation runs newton::forward / newton::backward (newton/passes.hpp).
+enum class Backend {
+    automatic,  // the faster by the cost model of newton/passes.hpp (resolve_backend)
+    newton,     // Newton's method, each iteration a parallel reduction over the sequence
+    sequential, // one thread per (batch row, unit), looping over time: the baseline
+};
+
+std::string_view to_string(Backend backend);
+Backend parse_backend(std::string_view name); // throws UnsupportedError naming the valid ones
+
 struct Options {
     // Without a tolerance: exactly this many Newton iterations (the paper's N_its = 3). With one: at
     // most this many; each sequence stops as soon as its residual meets the tolerance.
     int max_iterations = 3;
     std::optional<Tolerance> tolerance;
+    Backend backend = Backend::automatic; // the GPU entry points' choice (the references ignore it)
 };
 
 // Throws ShapeError naming `call` for max_iterations < 1 and a tolerance with a negative or
@@ -101,6 +113,7 @@ struct ForwardArgs {
     TensorView states;             // out [S, B, D, T], the problem's dtype
     TensorView last_state;         // out, fp32 [S, B, D]; optional
     TensorView statistics;         // out, fp32 [kStatisticsElements]; optional
+    Workspace workspace;           // forward_workspace_bytes(problem, options) bytes (newton/passes.hpp)
 };
 
 // The backward (paper eq. 6): one reverse linear recurrence with the transposed Jacobians at the
@@ -115,6 +128,7 @@ struct BackwardArgs {
     TensorView d_inputs;           // out [G, B, D, T]
     TensorView d_parameters;       // out, fp32 [P, D], overwritten
     TensorView d_initial_state;    // out, fp32 [S, B, D]; optional
+    Workspace workspace;           // backward_workspace_bytes(problem, options) bytes (newton/passes.hpp)
 };
 
 // The boundary checks of the Newton entry points, testable without a GPU: the shape (validate), the
@@ -122,5 +136,8 @@ struct BackwardArgs {
 // dense, aligned to its element size (ShapeError naming `call` and the tensor).
 void check_forward_args(std::string_view call, const Problem& problem, const ForwardArgs& args);
 void check_backward_args(std::string_view call, const Problem& problem, const BackwardArgs& args);
+
+// ShapeError naming `call` unless the workspace holds `needed` bytes and is 16-byte aligned.
+void check_workspace(std::string_view call, const Workspace& workspace, std::size_t needed);
 
 } // namespace flashrnn::newton

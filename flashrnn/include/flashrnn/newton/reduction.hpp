@@ -13,11 +13,19 @@
 //
 // A backward through a recurrence (paper eq. 6, g_l = J_{l+1}^T g_{l+1} + d_l) is a reverse reduction
 // whose Jacobian at l is J_{l+1}^T (the one at L-1 is never read).
+//
+// On the GPU (newton::reduce) the arithmetic is fp32 whatever the tensors' dtype. Long sequences that
+// are too few to fill the GPU are cut into segments solved by separate blocks (the grid level: three
+// stream-ordered launches, no host synchronisation, capturable in a CUDA graph); the segments' maps
+// and states live in the caller's workspace (reduce_workspace_bytes, zero when one block per sequence
+// suffices).
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "flashrnn/core/dtype.hpp"
+#include "flashrnn/core/stream.hpp"
 #include "flashrnn/core/tensor.hpp"
 #include "flashrnn/scan/shape.hpp"
 
@@ -41,7 +49,8 @@ struct ReductionProblem {
 struct ReductionArgs {
     ConstTensorView jacobians; // [K, sequences, L]
     ConstTensorView rhs;       // [N, sequences, L]
-    TensorView solution;       // out [N, sequences, L]
+    TensorView solution;       // out [N, sequences, L]; may be rhs itself (in place), else no overlap
+    Workspace workspace;       // reduce_workspace_bytes(problem) bytes, 16-byte aligned (none when 0)
 };
 
 NamedShape jacobians_shape(const ReductionProblem& problem);
@@ -50,5 +59,14 @@ NamedShape rhs_shape(const ReductionProblem& problem); // also the solution's
 // The boundary check of the reduction: shape (check_scan_shape), dtype (fp32 or bf16, else
 // UnsupportedError), each tensor (ShapeError naming `call` and the tensor).
 void check_reduction_args(std::string_view call, const ReductionProblem& problem, const ReductionArgs& args);
+
+// The workspace newton::reduce needs for this problem on the current GPU (0: none).
+std::size_t reduce_workspace_bytes(const ReductionProblem& problem);
+
+// Solves the reduction on the GPU, asynchronously on `stream`: ShapeError or UnsupportedError for bad
+// arguments (check_reduction_args, then the workspace), before any launch. The launch configuration
+// (elements per thread, threads, segments) is the scan launch model's (tiling/scan_launch.hpp,
+// choose_reduction_launch).
+void reduce(const ReductionProblem& problem, const ReductionArgs& args, Stream stream);
 
 } // namespace flashrnn::newton

@@ -1,9 +1,11 @@
-// The launch configuration of the scan kernels (linrec, RG-LRU), chosen by a ConstrINT model over the
-// device limits and the sequence length. The configurations compiled ahead of time are listed here
-// once: the CUDA code instantiates exactly these, and the model takes them as its domains.
+// The launch configuration of the scan kernels (linrec, RG-LRU, the Newton solvers' reduction), chosen
+// by a ConstrINT model over the device limits and the sequence length. The configurations compiled ahead of
+// time are listed here once: the CUDA code instantiates exactly these, and the model takes them as its
+// domains.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,7 +32,14 @@ struct ScanConfig {
 };
 
 // The scan kernels with a launch model. Each has its own compiled configurations.
-enum class ScanKernel { linrec_forward, linrec_backward, rglru_forward, rglru_backward };
+enum class ScanKernel {
+    linrec_forward,
+    linrec_backward,
+    rglru_forward,
+    rglru_backward,
+    newton_reduce_diagonal, // the Newton reduction (newton/reduction.hpp) with scalar Jacobians
+    newton_reduce_2x2,      // and with 2x2 blocks
+};
 
 std::string_view to_string(ScanKernel kernel);
 ScanKernel parse_scan_kernel(std::string_view name); // throws UnsupportedError
@@ -50,6 +59,14 @@ struct RglruDomains {
     std::array<ScanAccess, 2> accesses;
 };
 inline constexpr RglruDomains kRglruDomains{{4, 8}, {32, 128, 256}, {ScanAccess::shared, ScanAccess::vector}};
+// The Newton reduction reads K Jacobian rows and N right-hand-side rows per element (K + N = 2 or 6):
+// shared access only (any alignment), 4 or 8 elements per thread.
+struct NewtonReduceDomains {
+    std::array<int, 2> elements_per_thread;
+    std::array<int, 3> threads_per_block;
+    std::array<ScanAccess, 1> accesses;
+};
+inline constexpr NewtonReduceDomains kNewtonReduceDomains{{4, 8}, {32, 128, 256}, {ScanAccess::shared}};
 
 // Number of element streams a kernel moves per element (loaded + stored), and loaded only.
 int tensors_moved(ScanKernel kernel);
@@ -72,6 +89,32 @@ struct ScanProblem {
 // ShapeError for a bad problem and TilingError naming the conflicting constraints
 // when nothing fits.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
+
+// The launch of a Newton reduction (newton_reduce_*): the block configuration and the grid level. A
+// block scans one segment of one sequence; with more than one segment per sequence (few sequences,
+// long rows: too few blocks to fill the GPU) three stream-ordered launches solve it: each segment's
+// composed map (its total), a scan over the totals of each sequence (the state entering each
+// segment), then each segment from its entering state. Every size derived from the choice is here.
+struct ReductionLaunch {
+    ScanConfig config;
+    std::int64_t segments = 1;       // per sequence
+    std::int64_t segment_length = 0; // a whole number of tiles; the last segment may be shorter
+    std::int64_t map_words = 0;      // 32-bit words of one composed map (2 or 6)
+    std::int64_t state_words = 0;    // of one state (1 or 2)
+    std::size_t entering_offset = 0; // bytes: the entering states in the workspace, after the totals
+    std::size_t workspace_bytes = 0; // totals [sequences, segments] maps + entering states; 0 for 1 segment
+};
+
+// The grid level's rule (not a measured one yet): aim at `kReductionBlocksPerSm` blocks per SM in
+// all, with segments of at least `kReductionMinTilesPerSegment` tiles and at most
+// `kReductionMaxSegments` per sequence.
+inline constexpr int kReductionBlocksPerSm = 4;
+inline constexpr int kReductionMinTilesPerSegment = 4;
+inline constexpr std::int64_t kReductionMaxSegments = 4096;
+
+// kernel: newton_reduce_diagonal or newton_reduce_2x2 (else ShapeError).
+ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel kernel,
+                                        const ScanProblem& problem);
 
 // Whether a configuration is one of the kernel's compiled ones.
 bool is_compiled(ScanKernel kernel, const ScanConfig& config);

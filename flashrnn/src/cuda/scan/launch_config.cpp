@@ -18,6 +18,8 @@ bool all_aligned(std::initializer_list<ConstTensorView> tensors, int bytes) {
 }
 
 const char* domains_name(ScanKernel kernel) {
+    if (kernel == ScanKernel::newton_reduce_diagonal || kernel == ScanKernel::newton_reduce_2x2)
+        return "kNewtonReduceDomains";
     return kernel == ScanKernel::rglru_forward || kernel == ScanKernel::rglru_backward ? "kRglruDomains"
                                                                                        : "kLinrecDomains";
 }
