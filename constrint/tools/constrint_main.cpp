@@ -4,18 +4,24 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 namespace {
 
@@ -43,7 +49,10 @@ usage:
 options of solve (anywhere after 'solve'; '--opt=value' works too):
   --all               every solution (without objectives), each once, in search order
   --limit N           at most N solutions (implies --all); with objectives at most N improving ones
-  --timeout SECONDS   stop after this much wall-clock time (a decimal number > 0)
+  --timeout SECONDS   stop after this much wall-clock time (a decimal number > 0), reading the
+                      model included; the program returns within SECONDS + 1 on any input
+  --memory-limit MIB  fail cleanly (exit 3) when the program would use more than MIB mebibytes
+                      of memory
   --order ORDER       decision variable order: declaration (default; the answer is the
                       lexicographically first solution under 'search' and 'prefer'),
                       smallest (fewest values left first) or most-constrained
@@ -92,6 +101,7 @@ struct Options {
     bool all = false;
     std::optional<std::uint64_t> limit;
     std::optional<double> timeout;
+    std::optional<std::uint64_t> memory_limit_mib;
     VarOrder order = VarOrder::Declaration;
     bool json = false;
     bool stats = false;
@@ -103,6 +113,16 @@ std::uint64_t parse_limit(std::string_view text) {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size() || value == 0) {
         throw UsageError{"--limit needs a positive integer, got '" + std::string(text) + "'"};
+    }
+    return value;
+}
+
+std::uint64_t parse_mebibytes(std::string_view text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value == 0 || value > (1ULL << 40)) {
+        throw UsageError{"--memory-limit needs a positive number of mebibytes, got '" + std::string(text) +
+                         "'"};
     }
     return value;
 }
@@ -165,7 +185,7 @@ Options parse_arguments(const std::vector<std::string>& args) {
         };
         const bool solve_option = name == "--all" || name == "--limit" || name == "--timeout" ||
                                   name == "--order" || name == "--json" || name == "--stats" ||
-                                  name == "--explain";
+                                  name == "--explain" || name == "--memory-limit";
         if (solve_option && o.command != "solve") throw UsageError{name + " is an option of 'solve'"};
         if (name == "--all") {
             no_value();
@@ -174,6 +194,8 @@ Options parse_arguments(const std::vector<std::string>& args) {
             o.limit = parse_limit(needs_value());
         } else if (name == "--timeout") {
             o.timeout = parse_seconds(needs_value());
+        } else if (name == "--memory-limit") {
+            o.memory_limit_mib = parse_mebibytes(needs_value());
         } else if (name == "--order") {
             o.order = parse_order(needs_value());
         } else if (name == "--json") {
@@ -316,6 +338,77 @@ std::string origin_text(const Origin& o) {
     return o.file + ":" + std::to_string(o.line) + ": " + o.text;
 }
 
+// ---- limits that hold whatever the input ----------------------------------------------------------
+
+const auto g_program_start = std::chrono::steady_clock::now();
+
+double seconds_since_start() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_program_start).count();
+}
+
+// What has been printed, shared with the watchdog: every print of a solution and the final report
+// hold the mutex, so that the watchdog's last word never interleaves with them.
+struct Progress {
+    std::mutex mutex;
+    std::condition_variable finished_changed;
+    bool finished = false; // the final report is being printed (or an error)
+    bool json = false;
+    std::uint64_t solutions = 0;
+    std::vector<std::string> json_solutions;
+};
+Progress& g_progress = *new Progress; // never destroyed: the watchdog thread may still wait on it at exit
+
+// After --timeout the solver stops at its next check (within milliseconds: every value is bounded
+// by kMaxTermBits); reading and preparing a model are not interruptible, so a watchdog ends the
+// program this long after the limit in any case.
+constexpr double kTimeoutSlackSeconds = 0.5;
+
+// The report of a run a limit ended outside the search (the caller holds g_progress.mutex):
+// the solutions printed so far stand; returns the exit status.
+int report_stopped(const std::string& reason) {
+    Progress& p = g_progress;
+    if (p.json) {
+        std::string out = "{\n  \"status\": ";
+        out += p.solutions ? "\"SATISFIABLE\"" : "\"UNKNOWN\"";
+        out += ",\n  \"solutions\": [";
+        for (std::size_t i = 0; i < p.json_solutions.size(); ++i) {
+            out += i ? ",\n    " : "\n    ";
+            out += p.json_solutions[i];
+        }
+        out += p.json_solutions.empty() ? "]" : "\n  ]";
+        out += ",\n  \"stats\": {\"nodes\": 0, \"failures\": 0, \"propagations\": 0, \"solutions\": " +
+               std::to_string(p.solutions) +
+               ", \"max_depth\": 0, \"seconds\": " + seconds_text(seconds_since_start()) + "}";
+        out += ",\n  \"stopped\": " + json_string(reason) + "\n}\n";
+        std::cout << out;
+    } else if (p.solutions == 0) {
+        std::cout << "UNKNOWN\n";
+    }
+    std::cout << std::flush;
+    std::cerr << "constrint: stopped: " << reason << std::endl;
+    return p.solutions ? kExitSolution : kExitStopped;
+}
+
+void start_watchdog(double timeout) {
+    std::thread([timeout] {
+        const auto deadline =
+            g_program_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(timeout + kTimeoutSlackSeconds));
+        std::unique_lock lock(g_progress.mutex);
+        if (g_progress.finished_changed.wait_until(lock, deadline, [] { return g_progress.finished; }))
+            return;
+        const int status = report_stopped("time limit " + std::to_string(timeout) +
+                                          " s reached before the model could be read or prepared");
+        std::_Exit(status);
+    }).detach();
+}
+
+void set_memory_limit(std::uint64_t mebibytes) {
+    const rlimit limit{mebibytes << 20, mebibytes << 20};
+    if (setrlimit(RLIMIT_AS, &limit) != 0)
+        throw UsageError{"--memory-limit: cannot set the limit: " + std::string(std::strerror(errno))};
+}
+
 // ---- commands ---------------------------------------------------------------------------------
 
 int run_format(const Options& o) {
@@ -330,7 +423,8 @@ int run_solve(const Options& o) {
 
     SolveOptions options;
     options.order = o.order;
-    options.time_limit_seconds = o.timeout;
+    // The time limit counts from the start of the program: reading the model is part of it.
+    if (o.timeout) options.time_limit_seconds = std::max(1e-3, *o.timeout - seconds_since_start());
     options.cancel = &g_cancel;
     std::signal(SIGINT, on_interrupt);
 
@@ -344,10 +438,15 @@ int run_solve(const Options& o) {
         std::optional<Solution> solution = solver.next();
         if (!solution) break;
         ++count;
-        if (o.json) {
-            json_solutions.push_back(solution_json(model, *solution));
-        } else {
-            print_solution_text(model, *solution);
+        {
+            const std::lock_guard lock(g_progress.mutex);
+            ++g_progress.solutions;
+            if (o.json) {
+                json_solutions.push_back(solution_json(model, *solution));
+                g_progress.json_solutions.push_back(json_solutions.back());
+            } else {
+                print_solution_text(model, *solution);
+            }
         }
         if (o.limit && count >= *o.limit) {
             stopped_by_count = true;
@@ -371,12 +470,18 @@ int run_solve(const Options& o) {
         SolveOptions per_check;
         per_check.order = o.order;
         per_check.cancel = &g_cancel;
-        per_check.time_limit_seconds = o.timeout;
         per_check.node_limit = 1000000; // a check undecided within this keeps its constraint
+        if (o.timeout) {                // every check gets an equal share of the time left
+            const double left = std::max(1e-3, *o.timeout - seconds_since_start());
+            per_check.time_limit_seconds = left / static_cast<double>(model.constraints().size() + 1);
+        }
         conflict = explain_conflict(model, per_check);
         explained = true;
     }
 
+    const std::lock_guard lock(g_progress.mutex);
+    g_progress.finished = true;
+    g_progress.finished_changed.notify_all();
     const std::string& reason = solver.stop_reason();
     if (o.json) {
         std::string out = "{\n  \"status\": ";
@@ -463,16 +568,44 @@ int main(int argc, char** argv) {
             return kExitSolution;
         }
     }
+    // Errors are reported under the watchdog's lock (it may not print its report after them).
+    const auto finish = [] {
+        g_progress.finished = true;
+        g_progress.finished_changed.notify_all();
+    };
+    std::optional<std::uint64_t> memory_limit;
     try {
         const Options options = parse_arguments(args);
+        g_progress.json = options.json;
+        memory_limit = options.memory_limit_mib;
+        if (options.timeout) start_watchdog(*options.timeout);
+        if (options.memory_limit_mib) set_memory_limit(*options.memory_limit_mib);
         return options.command == "format" ? run_format(options) : run_solve(options);
     } catch (const UsageError& e) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
         std::cerr << "constrint: " << e.message << "\n" << kUsage << "\n";
     } catch (const ParseError& e) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
+        std::cerr << e.what() << "\n";
+    } catch (const LocatedModelError& e) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
         std::cerr << e.what() << "\n";
     } catch (const Error& e) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
         std::cerr << "constrint: " << e.what() << "\n";
+    } catch (const std::bad_alloc&) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
+        return report_stopped(memory_limit
+                                  ? "memory limit of " + std::to_string(*memory_limit) + " MiB reached"
+                                  : "out of memory");
     } catch (const std::exception& e) {
+        const std::lock_guard lock(g_progress.mutex);
+        finish();
         std::cerr << "constrint: internal error: " << e.what() << "\n";
     }
     return kExitUsage;

@@ -89,6 +89,14 @@ int main(int argc, char** argv) {
         std::cout.flush();
         std::cerr << e.what() << "\n";
         return 1;
+    } catch (const std::bad_alloc&) {
+        std::cout.flush();
+        std::cerr << "fzn-constrint: out of memory\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << "fzn-constrint: internal error: " << e.what() << "\n";
+        return 1;
     }
     return 0;
 }

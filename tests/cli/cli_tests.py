@@ -213,6 +213,61 @@ def timeout():
     expect(out.count("----------") > 0 and "==========" not in out, "solutions, then stopped", out[-200:])
 
 
+def timed_run(args, stdin=None, timeout=60):
+    start = time.monotonic()
+    rc, out, err = run(*args, stdin=stdin, timeout=timeout)
+    return rc, out, err, time.monotonic() - start
+
+
+@case
+def huge_powers():
+    # Issue 20: these ran past --timeout 2 (or died with SIGSEGV, the declaration after the constraint).
+    # Now each is refused at once, at the term, whatever the order of declarations.
+    models = [
+        ("var x in 2..(2^65535)^4;\nx^64 == 5;\n", "<stdin>:2:2: term too large"),
+        ("x^65536 == 5;\nvar x in 2..2^1000;\n", "<stdin>:1:2: term too large"),
+        ("x^65536 == 5;\nvar x in 2..(2^65535)^4;\n", "<stdin>:1:2: term too large"),
+    ]
+    for text, message in models:
+        rc, out, err, seconds = timed_run(["solve", "-", "--timeout", "2"], stdin=text)
+        expect(rc == 2 and err.startswith(message), "a located refusal", text, rc, out, err)
+        expect(seconds < 3, "within the time limit: %.2f s" % seconds, text)
+
+
+@case
+def timeout_on_hard_input():
+    # Big numbers within the limits: every propagation is slow, the time limit still holds.
+    hard = "var x in 2..2^1023;\nvar y in 2..2^1023;\nx^64 == y^63 + 1;\n"
+    rc, out, err, seconds = timed_run(["solve", "-", "--timeout", "1"], stdin=hard)
+    expect(rc == 3 and out == "UNKNOWN\n" and "time limit" in err, "stopped by the limit", rc, out, err)
+    expect(seconds < 2, "returned within the limit and its slack: %.2f s" % seconds)
+    # A model that takes longer to read than the limit: the watchdog answers.
+    big = "".join("x%d + y%d * %d == z%d;\n" % (i, i, i, i % 100) for i in range(400000))
+    rc, out, err, seconds = timed_run(["solve", "-", "--timeout", "0.5"], stdin=big)
+    expect(rc == 3 and out == "UNKNOWN\n" and "time limit" in err, "stopped by the limit", rc, out, err)
+    expect(seconds < 1.5, "returned within the limit and its slack: %.2f s" % seconds)
+
+
+@case
+def memory_limit():
+    big = "".join("x%d + y%d * %d == z%d;\n" % (i, i, i, i % 100) for i in range(200000))
+    rc, out, err, _ = timed_run(["solve", "-", "--memory-limit", "64"], stdin=big)
+    expect(rc == 3 and out == "UNKNOWN\n", "stopped by the limit", rc, out, err)
+    expect(err == "constrint: stopped: memory limit of 64 MiB reached\n", "the reason", err)
+    rc, out, err, _ = timed_run(["solve", "-", "--memory-limit", "64", "--json"], stdin=big)
+    document = json.loads(out)
+    expect(rc == 3 and document["status"] == "UNKNOWN" and "memory limit" in document["stopped"], "JSON", out)
+    expect_run(["solve", model("two_solutions.cint"), "--memory-limit", "512"], 0, stdout="x = 5\ny = 7\n----------\n")
+    expect_run(["solve", model("two_solutions.cint"), "--memory-limit", "lots"], 2,
+               stderr_contains=["--memory-limit needs a positive number of mebibytes, got 'lots'"])
+
+
+@case
+def solver_errors_are_located():
+    expect_run(["solve", "-"], 2, stdin="var x in 1..5;\n\n  x / 0 == 1;\n",
+               stderr="<stdin>:3:5: division by a term whose only value is 0\n")
+
+
 def interrupt(args, after_seconds):
     process = subprocess.Popen([PROGRAM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(after_seconds)

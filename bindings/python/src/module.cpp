@@ -228,10 +228,12 @@ PYBIND11_MODULE(_core, m) {
         .def(
             "__getitem__", [](const Model& self, const std::string& name) { return self.at(name); },
             "The variable with this name (ModelError when there is none).")
-        .def("maximize", &Model::maximize, py::arg("term"),
-             "Maximise a term (several objectives: lexicographic, in call order).")
-        .def("minimize", &Model::minimize, py::arg("term"),
-             "Minimise a term (several objectives: lexicographic, in call order).")
+        .def(
+            "maximize", [](Model& self, const Expr& term) { self.maximize(term); }, py::arg("term"),
+            "Maximise a term (several objectives: lexicographic, in call order).")
+        .def(
+            "minimize", [](Model& self, const Expr& term) { self.minimize(term); }, py::arg("term"),
+            "Minimise a term (several objectives: lexicographic, in call order).")
         .def(
             "prefer",
             [](Model& self, const Var& x, const std::string& how) { self.prefer(x, prefer_from(how)); },

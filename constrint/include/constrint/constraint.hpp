@@ -36,12 +36,17 @@ class Constraint {
     std::shared_ptr<const ConstraintNode> node_;
 };
 
+// Disjunctions and conjunctions nest at most this deep (the parser's limit on parentheses too): the
+// propagators of nested constraints call each other.
+inline constexpr int kMaxConstraintDepth = 1000;
+
 struct ConstraintNode {
     Relation relation;
     std::optional<Expr> lhs, rhs;  // all but Or / And (rhs unused for In)
     Domain set;                    // In
     std::vector<Constraint> parts; // Or / And, flattened: no Or directly inside an Or
     std::uint64_t model = 0;       // the model whose variables it uses (0: none)
+    int depth = 1;                 // 1 for a relation, 1 + the deepest part for Or / And
 };
 
 // `a % b == 0` (either side) is the divisibility relation divides(b, a).
@@ -53,6 +58,7 @@ Constraint operator>=(const Expr& a, const Expr& b);
 Constraint operator>(const Expr& a, const Expr& b);
 Constraint divides(const Expr& divisor, const Expr& dividend);
 Constraint member(const Expr& term, const Domain& values);
+// Throw ModelError when the result would nest deeper than kMaxConstraintDepth.
 Constraint operator|(const Constraint& a, const Constraint& b);
 Constraint operator&(const Constraint& a, const Constraint& b);
 

@@ -50,14 +50,29 @@ class Expr {
     TermPtr node_;
 };
 
+// The sizes of numbers ConstrINT computes (docs/solver.md): the values of a term with variables
+// (the bounds of its auxiliary variable) have at most kMaxTermBits bits, constants (terms without
+// variables) at most kMaxConstantBits. A term that could exceed them is refused before its bounds
+// are computed ("term too large"): products and powers of numbers this size take milliseconds,
+// beyond it single operations could take minutes.
+inline constexpr std::uint64_t kMaxTermBits = std::uint64_t{1} << 16;
+inline constexpr std::uint64_t kMaxConstantBits = std::uint64_t{1} << 18;
+
 struct TermNode {
     TermKind kind;
-    Integer constant;        // Constant
-    unsigned exponent = 0;   // Pow
-    int variable = -1;       // Variable: index in its model
-    std::uint64_t model = 0; // Variable: id of the owning model; 0 for terms without variables
-    std::string name;        // Variable
-    TermPtr a, b;            // operands (b unused for unary kinds)
+    Integer constant;         // Constant
+    unsigned exponent = 0;    // Pow
+    int variable = -1;        // Variable: index in its model
+    std::uint64_t model = 0;  // Variable: id of the owning model; 0 for terms without variables
+    std::string name;         // Variable
+    TermPtr a, b;             // operands (b unused for unary kinds)
+    int line = 0, column = 0; // where the term was read (its operator), 0 when not from a file
+
+    TermNode() = default;
+    TermNode(const TermNode&) = delete;
+    TermNode& operator=(const TermNode&) = delete;
+    // Releases the operands without recursion, so that a term of any depth can be destroyed.
+    ~TermNode();
 };
 
 // A variable of a model, usable wherever a term is.

@@ -24,16 +24,18 @@ const char* to_string(Prefer prefer);
 
 enum class Sense : std::uint8_t { Minimize, Maximize };
 
-struct Objective {
-    Expr term;
-    Sense sense;
-};
-
 // Where a constraint came from, for explanations and messages.
 struct Origin {
     std::string file; // empty for constraints added through the API
     int line = 0;
+    int column = 0;   // of the constraint's first token
     std::string text; // the source text or a label
+};
+
+struct Objective {
+    Expr term;
+    Sense sense;
+    Origin origin = {}; // file and line when read from a file
 };
 
 struct VariableInfo {
@@ -78,8 +80,8 @@ class Model {
     // Decision order: these variables first, in this order; then every other variable in
     // declaration order. Calling it again replaces the order.
     void search(std::vector<Var> order);
-    void maximize(const Expr& term); // several objectives form a lexicographic order
-    void minimize(const Expr& term);
+    void maximize(const Expr& term, Origin origin = {}); // several objectives form a lexicographic order
+    void minimize(const Expr& term, Origin origin = {});
 
     std::uint64_t id() const { return id_; }
     const std::vector<VariableInfo>& variables() const { return variables_; }

@@ -31,7 +31,7 @@ struct SolveOptions {
     std::optional<std::uint64_t> failure_limit; // failed nodes
     std::optional<double> time_limit_seconds;   // wall clock, checked during propagation too
     const std::atomic<bool>* cancel = nullptr;  // set to true from any thread to stop
-    // Polled at every node and every few hundred propagations; returning true stops the search
+    // Polled at every 32nd check of the limits (at nodes and every 16 propagations); true stops the search
     // ("interrupted"). For hosts that must look for signals themselves (Python's Ctrl-C).
     std::function<bool()> interrupt;
 };

@@ -1,6 +1,7 @@
 #include "engine/compile.hpp"
 
 #include "constrint/error.hpp"
+#include "model/term_walk.hpp"
 #include "propagators/arithmetic.hpp"
 #include "propagators/logic.hpp"
 #include "propagators/relations.hpp"
@@ -26,6 +27,26 @@ Bounds quotient_hull(const Bounds& a, const Integer& b_lo, const Integer& b_hi) 
     return hull({floor_div(a.lo, b_lo), floor_div(a.lo, b_hi), floor_div(a.hi, b_lo), floor_div(a.hi, b_hi)});
 }
 
+// A term that cannot be posted, with the term (its position when read from a file).
+struct TermError {
+    const TermNode* term;
+    std::string message;
+};
+
+std::uint64_t bits_of(const Integer& v) {
+    return v == 0 ? 1 : boost::multiprecision::msb(abs(v)) + 1;
+}
+
+// Refuses a term whose values could need more bits than the budget (kMaxTermBits, or
+// kMaxConstantBits for a term without variables).
+void check_size(const TermNode& n, std::uint64_t bits) {
+    const std::uint64_t limit = n.model == 0 ? kMaxConstantBits : kMaxTermBits;
+    if (bits > limit) {
+        throw TermError{&n, "term too large: its values could need " + std::to_string(bits) +
+                                " bits, more than the limit of " + std::to_string(limit) + " bits"};
+    }
+}
+
 Bounds join(const std::optional<Bounds>& x, const Bounds& y) {
     if (!x) return y;
     return {std::min(x->lo, y.lo), std::max(x->hi, y.hi)};
@@ -36,6 +57,8 @@ class Compiler {
     Compiler(const Model& model, Compiled& out) : model_(model), out_(out), s_(out.store) {}
 
     VarId var_of(const Expr& term);
+    // The auxiliary variable of a compound term whose operands are x and y (-1 for unary terms).
+    VarId compound(const TermNode& n, VarId x, VarId y);
     View view_of(const Expr& term);
     // top_level: not inside a disjunction, where a part may be false without failing the model.
     std::unique_ptr<Propagator> relation(const Constraint& c, bool top_level);
@@ -46,8 +69,9 @@ class Compiler {
     VarId aux(const Integer& lo, const Integer& hi) { return s_.new_var(Domain::range(lo, hi)); }
     Bounds bounds(VarId x) const { return {s_.min(x), s_.max(x)}; }
     bool empty(VarId x) const { return s_.dom(x).empty(); }
-    VarId division(VarId x, VarId y, bool want_quotient);
-    void check_divisor(VarId y, const char* what) const;
+    VarId division(const TermNode& n, VarId x, VarId y, bool want_quotient);
+    void check_divisor(const TermNode* n, VarId y, const char* what) const;
+    void check_variable(const TermNode& n) const;
 
     const Model& model_;
     Compiled& out_;
@@ -64,15 +88,21 @@ VarId Compiler::constant(const Integer& value) {
     return x;
 }
 
-void Compiler::check_divisor(VarId y, const char* what) const {
-    if (s_.dom(y).fixed() && s_.value(y) == 0) {
-        throw ModelError(std::string(what) + " by a term whose only value is 0");
+void Compiler::check_divisor(const TermNode* n, VarId y, const char* what) const {
+    if (s_.dom(y).fixed() && s_.value(y) == 0)
+        throw TermError{n, std::string(what) + " by a term whose only value is 0"};
+}
+
+void Compiler::check_variable(const TermNode& n) const {
+    if (n.model != model_.id()) throw ModelError("the term uses variables of another model");
+    if (n.variable < 0 || n.variable >= static_cast<int>(model_.variables().size())) {
+        throw ModelError("variable '" + n.name + "' does not belong to this model");
     }
 }
 
 // x = y * q + r with the remainder r of floor division; returns q or r.
-VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
-    check_divisor(y, want_quotient ? "division" : "modulo");
+VarId Compiler::division(const TermNode& n, VarId x, VarId y, bool want_quotient) {
+    check_divisor(&n, y, want_quotient ? "division" : "modulo");
     const Bounds a = bounds(x);
     const Integer& y_lo = s_.min(y);
     const Integer& y_hi = s_.max(y);
@@ -87,20 +117,25 @@ VarId Compiler::division(VarId x, VarId y, bool want_quotient) {
 }
 
 VarId Compiler::var_of(const Expr& term) {
-    const TermNode& n = term.node();
-    switch (n.kind) {
-    case TermKind::Constant:
-        return constant(n.constant);
-    case TermKind::Variable:
-        model_.check_owned(term);
-        return n.variable;
-    default:
-        break;
-    }
-    if (auto it = terms_.find(&n); it != terms_.end()) return it->second;
+    return detail::fold_term<VarId>(
+        term.node(),
+        [&](const TermNode& n) -> std::optional<VarId> {
+            if (n.kind == TermKind::Constant) return constant(n.constant);
+            if (n.kind == TermKind::Variable) {
+                check_variable(n);
+                return n.variable;
+            }
+            if (auto it = terms_.find(&n); it != terms_.end()) return it->second;
+            return std::nullopt;
+        },
+        [&](const TermNode& n, std::span<VarId> operands) {
+            const VarId z = compound(n, operands[0], operands.size() > 1 ? operands[1] : -1);
+            terms_.emplace(&n, z);
+            return z;
+        });
+}
 
-    const VarId x = var_of(Expr(n.a));
-    const VarId y = n.b ? var_of(Expr(n.b)) : -1; // -1: unary term
+VarId Compiler::compound(const TermNode& n, VarId x, VarId y) {
     VarId z;
     if (empty(x) || (y >= 0 && empty(y))) {
         z = s_.new_var(Domain()); // an operand has no value: so has the term
@@ -127,6 +162,7 @@ VarId Compiler::var_of(const Expr& term) {
         }
         case TermKind::Mul: {
             const Bounds b = bounds(y);
+            check_size(n, std::max(bits_of(a.lo), bits_of(a.hi)) + std::max(bits_of(b.lo), bits_of(b.hi)));
             const Bounds p = hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
             z = aux(p.lo, p.hi);
             s_.add_propagator(std::make_unique<Times>(z, x, y));
@@ -134,19 +170,20 @@ VarId Compiler::var_of(const Expr& term) {
         }
         case TermKind::Pow: {
             const unsigned k = n.exponent;
-            if (k == 0) return terms_[&n] = constant(1);
-            if (k == 1) return terms_[&n] = x;
+            if (k == 0) return constant(1);
+            if (k == 1) return x;
             const Integer abs_max = std::max(Integer(-a.lo), a.hi);
             const Integer abs_min = a.lo > 0 ? a.lo : a.hi < 0 ? Integer(-a.hi) : Integer(0);
+            if (abs_max > 1) check_size(n, bits_of(abs_max) * k);
             z = k % 2 == 1 ? aux(power(a.lo, k), power(a.hi, k)) : aux(power(abs_min, k), power(abs_max, k));
             s_.add_propagator(std::make_unique<Power>(z, x, k));
             break;
         }
         case TermKind::Div:
-            z = division(x, y, true);
+            z = division(n, x, y, true);
             break;
         case TermKind::Mod:
-            z = division(x, y, false);
+            z = division(n, x, y, false);
             break;
         case TermKind::Abs: {
             const Integer abs_max = std::max(Integer(-a.lo), a.hi);
@@ -167,45 +204,52 @@ VarId Compiler::var_of(const Expr& term) {
             throw ModelError(std::string("unsupported term kind ") + to_string(n.kind));
         }
     }
-    terms_.emplace(&n, z);
+    if (!empty(z)) check_size(n, std::max(bits_of(s_.min(z)), bits_of(s_.max(z))));
     return z;
 }
 
 // scale * x + offset when the term is affine in one variable (or constant), so relations need no
 // auxiliary variable for it; otherwise the term's variable.
 std::optional<View> affine(const Expr& term) {
-    const TermNode& n = term.node();
-    switch (n.kind) {
-    case TermKind::Constant:
-        return View{-1, 0, n.constant};
-    case TermKind::Variable:
-        return View{n.variable, 1, 0};
-    case TermKind::Neg: {
-        auto a = affine(Expr(n.a));
-        if (a) a->scale = -a->scale, a->offset = -a->offset;
-        return a;
-    }
-    case TermKind::Add:
-    case TermKind::Sub:
-    case TermKind::Mul:
-        break;
-    default:
-        return std::nullopt;
-    }
-    auto a = affine(Expr(n.a)), b = affine(Expr(n.b));
-    if (!a || !b || (!a->constant() && !b->constant())) return std::nullopt;
-    if (n.kind == TermKind::Mul) {
-        View& v = a->constant() ? *b : *a;
-        const Integer c = a->constant() ? a->offset : b->offset;
-        if (c == 0) return View{-1, 0, 0};
-        v.scale *= c;
-        v.offset *= c;
-        return v;
-    }
-    if (n.kind == TermKind::Sub) b->scale = -b->scale, b->offset = -b->offset;
-    View& v = a->constant() ? *b : *a;
-    v.offset += a->constant() ? a->offset : b->offset;
-    return v;
+    using Affine = std::optional<View>;
+    return detail::fold_term<Affine>(
+        term.node(),
+        [](const TermNode& n) -> std::optional<Affine> {
+            switch (n.kind) {
+            case TermKind::Constant:
+                return Affine(View{-1, 0, n.constant});
+            case TermKind::Variable:
+                return Affine(View{n.variable, 1, 0});
+            case TermKind::Neg:
+            case TermKind::Add:
+            case TermKind::Sub:
+            case TermKind::Mul:
+                return std::nullopt; // from its operands
+            default:
+                return Affine(std::nullopt);
+            }
+        },
+        [](const TermNode& n, std::span<Affine> operands) -> Affine {
+            Affine a = operands[0];
+            if (n.kind == TermKind::Neg) {
+                if (a) a->scale = -a->scale, a->offset = -a->offset;
+                return a;
+            }
+            Affine b = operands[1];
+            if (!a || !b || (!a->constant() && !b->constant())) return std::nullopt;
+            if (n.kind == TermKind::Mul) {
+                View& v = a->constant() ? *b : *a;
+                const Integer c = a->constant() ? a->offset : b->offset;
+                if (c == 0) return View{-1, 0, 0};
+                v.scale *= c;
+                v.offset *= c;
+                return v;
+            }
+            if (n.kind == TermKind::Sub) b->scale = -b->scale, b->offset = -b->offset;
+            View& v = a->constant() ? *b : *a;
+            v.offset += a->constant() ? a->offset : b->offset;
+            return v;
+        });
 }
 
 View Compiler::view_of(const Expr& term) {
@@ -247,7 +291,7 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
     case Relation::Divides:
-        if (top_level) check_divisor(x, "divisibility");
+        if (top_level) check_divisor(&n.lhs->node(), x, "divisibility");
         return std::make_unique<Divides>(x, y);
     default:
         throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
@@ -264,10 +308,17 @@ void Compiler::post(const Constraint& c) {
 }
 
 void collect_variables(const Expr& term, std::set<int>& into) {
-    const TermNode& n = term.node();
-    if (n.kind == TermKind::Variable) into.insert(n.variable);
-    if (n.a) collect_variables(Expr(n.a), into);
-    if (n.b) collect_variables(Expr(n.b), into);
+    detail::for_each_node(term.node(), [&](const TermNode& n) {
+        if (n.kind == TermKind::Variable) into.insert(n.variable);
+    });
+}
+
+// A ModelError at the term (or, without its position, the constraint) where it arose, when the
+// model was read from a file.
+[[noreturn]] void fail_at(const Origin& origin, const TermNode* term, const std::string& message) {
+    if (origin.file.empty()) throw ModelError(message);
+    if (term && term->line > 0) throw LocatedModelError(origin.file, term->line, term->column, message);
+    throw LocatedModelError(origin.file, origin.line, origin.column, message);
 }
 
 void collect_variables(const Constraint& c, std::set<int>& into) {
@@ -292,16 +343,29 @@ std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& a
     const auto& constraints = model.constraints();
     for (std::size_t i = 0; i < constraints.size(); ++i) {
         if (!active.empty() && !active[i]) continue;
-        model.check_owned(constraints[i].constraint);
-        compiler.post(constraints[i].constraint);
+        try {
+            model.check_owned(constraints[i].constraint);
+            compiler.post(constraints[i].constraint);
+        } catch (const TermError& e) {
+            fail_at(constraints[i].origin, e.term, e.message);
+        } catch (const LocatedModelError&) {
+            throw;
+        } catch (const ModelError& e) {
+            fail_at(constraints[i].origin, nullptr, e.what());
+        }
         std::set<int> used;
         collect_variables(constraints[i].constraint, used);
         for (int v : used)
             ++out->degree[v];
     }
     if (with_objectives) {
-        for (const Objective& o : model.objectives())
-            out->objectives.push_back(compiler.var_of(o.term));
+        for (const Objective& o : model.objectives()) {
+            try {
+                out->objectives.push_back(compiler.var_of(o.term));
+            } catch (const TermError& e) {
+                fail_at(o.origin, e.term, e.message);
+            }
+        }
     }
     return out;
 }

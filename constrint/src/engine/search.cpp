@@ -52,7 +52,7 @@ bool Search::limit_reached() {
     if (!stop_reason_.empty()) return true;
     if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
         stop_reason_ = "cancelled";
-    } else if (options_.interrupt && options_.interrupt()) {
+    } else if (options_.interrupt && (++interrupt_polls_ & 31) == 0 && options_.interrupt()) {
         stop_reason_ = "interrupted";
     } else if (options_.node_limit && stats_.nodes >= *options_.node_limit) {
         stop_reason_ = "node limit " + std::to_string(*options_.node_limit) + " reached";

@@ -51,6 +51,7 @@ class Search {
 
     std::shared_ptr<const Model> model_;
     SolveOptions options_;
+    std::uint64_t interrupt_polls_ = 0; // the host's interrupt callback is asked every 32nd time
     std::unique_ptr<engine::Compiled> compiled_;
     engine::ObjectiveBound* bound_ = nullptr;
     int bound_id_ = -1;

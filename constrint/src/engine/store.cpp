@@ -142,7 +142,9 @@ bool Store::propagate() {
         const int p = queue_[queue_head_++];
         queued_[p] = false;
         if (!active_[p]) continue;
-        if ((++propagations_ & 511) == 0 && stop_check_ && stop_check_()) {
+        // Every 16 runs: a run takes at most a few milliseconds (values are bounded by kMaxTermBits),
+        // so limits are seen within a fraction of a second.
+        if ((++propagations_ & 15) == 0 && stop_check_ && stop_check_()) {
             for (std::size_t i = queue_head_; i < queue_.size(); ++i)
                 queued_[queue_[i]] = false;
             queue_.clear();

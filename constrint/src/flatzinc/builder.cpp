@@ -58,18 +58,21 @@ Ref Builder::ref(const Node& n) {
     case Node::Kind::Ident: {
         const Symbol& s = symbol(n);
         if (s.kind == Symbol::Kind::Variable) return s.elements[0];
-        if (s.kind == Symbol::Kind::Parameter && !s.declaration->type.is_array && s.declaration->value) {
-            return ref(*s.declaration->value);
+        if (s.kind == Symbol::Kind::Parameter && s.resolved && !s.set && !s.declaration->type.is_array) {
+            return s.elements[0];
         }
+        if (s.kind == Symbol::Kind::Parameter && s.declaration->type.base == BaseType::Float)
+            fail(n.pos, "float values are not supported by ConstrINT");
         fail(n.pos, "'" + n.text + "' is not a single integer or Boolean here");
     }
     case Node::Kind::Access: {
         // A variable array's elements are read in place (no copy of the whole array per access).
         const Symbol& s = symbol(n);
-        std::vector<Ref> parameters;
-        if (s.kind != Symbol::Kind::VariableArray)
-            parameters = refs(Node{Node::Kind::Ident, n.pos, 0, n.text, {}, {}});
-        const std::vector<Ref>& all = s.kind == Symbol::Kind::VariableArray ? s.elements : parameters;
+        const bool resolved_array =
+            s.kind == Symbol::Kind::Parameter && s.resolved && s.declaration->type.is_array;
+        if (s.kind != Symbol::Kind::VariableArray && !resolved_array)
+            fail(n.pos, "expected an array argument");
+        const std::vector<Ref>& all = s.elements;
         if (n.value < 1 || n.value > all.size()) {
             fail(n.pos, "index " + to_string(n.value) + " out of the range 1.." + std::to_string(all.size()) +
                             " of '" + n.text + "'");
@@ -94,9 +97,8 @@ std::vector<Ref> Builder::refs(const Node& n) {
     if (n.kind == Node::Kind::Ident) {
         const Symbol& s = symbol(n);
         if (s.kind == Symbol::Kind::VariableArray) return s.elements;
-        if (s.kind == Symbol::Kind::Parameter && s.declaration->type.is_array && s.declaration->value) {
-            return refs(*s.declaration->value);
-        }
+        if (s.kind == Symbol::Kind::Parameter && s.resolved && s.declaration->type.is_array)
+            return s.elements;
     }
     fail(n.pos, "expected an array argument");
 }
@@ -148,10 +150,7 @@ Domain Builder::set(const Node& n) {
     if (n.kind == Node::Kind::Set) return n.set;
     if (n.kind == Node::Kind::Ident) {
         const Symbol& s = symbol(n);
-        if (s.kind == Symbol::Kind::Parameter && s.declaration->value &&
-            s.declaration->type.base == BaseType::Set && !s.declaration->type.is_array) {
-            return set(*s.declaration->value);
-        }
+        if (s.kind == Symbol::Kind::Parameter && s.set) return *s.set;
         if (s.kind != Symbol::Kind::Parameter) fail(n.pos, "set variables are not supported by ConstrINT");
     }
     fail(n.pos, "expected a set of integers");
@@ -179,9 +178,56 @@ Ref Builder::declare_variable(const Declaration& d, const std::string& name,
     return Ref{x.index(), 0, is_bool};
 }
 
+namespace {
+
+// A use of `name` inside a definition, or nullptr. FlatZinc names are declared before their use,
+// so a definition that uses its own name is circular.
+const Node* use_of(const Node& value, const std::string& name) {
+    std::vector<const Node*> pending{&value};
+    while (!pending.empty()) {
+        const Node* n = pending.back();
+        pending.pop_back();
+        if ((n->kind == Node::Kind::Ident || n->kind == Node::Kind::Access) && n->text == name) return n;
+        for (const Node& item : n->items)
+            pending.push_back(&item);
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void Builder::resolve_parameter(const Declaration& d, Symbol& s) {
+    if (d.type.base == BaseType::Set && !d.type.is_array) {
+        s.set = set(*d.value);
+    } else if (d.type.base == BaseType::Int || d.type.base == BaseType::Bool) {
+        if (d.type.is_array) {
+            s.elements = refs(*d.value);
+        } else {
+            s.elements.push_back(ref(*d.value));
+        }
+    } else {
+        return; // float and set-array parameters: refused where they are used
+    }
+    s.resolved = true;
+}
+
 void Builder::declare(const Declaration& d) {
     if (symbols_.count(d.name)) fail(d.pos, "'" + d.name + "' is declared twice");
-    Symbol s{Symbol::Kind::Parameter, &d, {}};
+    if (d.value) {
+        if (const Node* self = use_of(*d.value, d.name)) {
+            fail(self->pos, std::string(d.type.is_var ? "variable '" : "parameter '") + d.name +
+                                "' is defined through itself");
+        }
+    }
+    if (d.type.is_var) {
+        const Integer count = d.type.is_array && !d.value ? d.type.array_size : Integer(1);
+        if (count > kMaxVariables - program_.model->variables().size()) {
+            fail(d.pos, "'" + d.name + "' makes " + to_string(count) +
+                            " more variables: more than the limit of " + std::to_string(kMaxVariables) +
+                            " variables in a model");
+        }
+    }
+    Symbol s{Symbol::Kind::Parameter, &d, {}, false, std::nullopt};
     if (d.type.is_var) {
         if (d.type.base == BaseType::Float || d.type.base == BaseType::Set) {
             fail(d.pos, std::string(type_name(d.type.base)) + " variables are not supported by ConstrINT ('" +
@@ -205,6 +251,8 @@ void Builder::declare(const Declaration& d) {
         }
     } else if (!d.value) {
         fail(d.pos, "parameter '" + d.name + "' has no value");
+    } else {
+        resolve_parameter(d, s);
     }
     symbols_.emplace(d.name, std::move(s));
 }

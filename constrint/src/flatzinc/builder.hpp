@@ -40,6 +40,9 @@ struct Program {
 
 // Unbounded `var int` declarations range over [-2^kUnboundedBits, 2^kUnboundedBits].
 constexpr unsigned kUnboundedBits = 127;
+// The most variables a FlatZinc model may declare (each costs a few hundred bytes; an index set
+// like 1..10^11 is refused before anything is allocated).
+constexpr std::size_t kMaxVariables = std::size_t{1} << 22;
 
 class Builder {
   public:
@@ -70,10 +73,15 @@ class Builder {
     struct Symbol {
         enum class Kind : std::uint8_t { Parameter, Variable, VariableArray } kind;
         const Declaration* declaration = nullptr;
-        std::vector<Ref> elements; // Variable: one; VariableArray: all
+        std::vector<Ref> elements; // Variable: one; VariableArray: all; resolved parameter: its values
+        // Parameters are resolved when declared (FlatZinc declares every name before its use), so
+        // that a use never follows a chain of definitions.
+        bool resolved = false;
+        std::optional<Domain> set; // a resolved `set of int` parameter
     };
 
     void declare(const Declaration& d);
+    void resolve_parameter(const Declaration& d, Symbol& s);
     Ref declare_variable(const Declaration& d, const std::string& name, const std::optional<Node>& value);
     const Symbol& symbol(const Node& n) const;
     void add_outputs();

@@ -7,6 +7,10 @@ namespace constrint::flatzinc {
 
 namespace {
 
+// Arrays and annotation calls nest at most this deep (the parser and the syntax tree's destructor
+// recurse through them).
+constexpr int kMaxNesting = 1000;
+
 class Parser {
   public:
     Parser(std::string_view source, std::string file) : tokens_(tokenize(source)), file_(std::move(file)) {}
@@ -234,6 +238,18 @@ class Parser {
 
     Node expression() {
         const Token& t = peek();
+        if (depth_ >= kMaxNesting) {
+            fail(t,
+                 "nesting deeper than " + std::to_string(kMaxNesting) + " levels of arrays or annotations");
+        }
+        ++depth_;
+        Node n = nested_expression();
+        --depth_;
+        return n;
+    }
+
+    Node nested_expression() {
+        const Token& t = peek();
         Node n;
         n.pos = where(t);
         switch (t.kind) {
@@ -301,6 +317,7 @@ class Parser {
 
     std::vector<Token> tokens_;
     std::size_t at_ = 0;
+    int depth_ = 0; // of expression() calls
     std::string file_;
 };
 

@@ -2,6 +2,7 @@
 #include "constrint/error.hpp"
 #include "constrint/format.hpp"
 #include "format/lexer.hpp"
+#include "model/term_walk.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,12 +19,12 @@ using format::Tok;
 using format::Token;
 
 // Limits that keep hostile input from exhausting the stack or memory; real models stay far below.
-constexpr int kMaxNesting = 1000;                          // parser recursion (parentheses, unary minus, ^)
-constexpr int kMaxTermDepth = 10000;                       // depth of one term tree (a sum of 10000 terms)
-constexpr std::uint64_t kMaxBits = std::uint64_t{1} << 24; // estimated size of a term's values
-constexpr std::uint64_t kMaxConstantBits = std::uint64_t{1} << 18; // constants are computed while parsing
-constexpr std::size_t kMaxDigits = 50000;                          // digits of one integer literal
-constexpr long long kMaxExponent = 65536;                          // as constrint::pow
+constexpr int kMaxNesting = 1000;         // parser recursion (parentheses, unary minus, ^)
+constexpr int kMaxTermDepth = 10000;      // depth of one term tree (a sum of 10000 terms)
+constexpr std::size_t kMaxDigits = 50000; // digits of one integer literal
+constexpr long long kMaxExponent = 65536; // as constrint::pow
+// The sizes of values: kMaxConstantBits for constants (computed while parsing), kMaxTermBits for
+// terms with variables (checked once every declaration is read, with the final domains).
 
 std::uint64_t bit_length(const Integer& v) {
     return v == 0 ? 1 : boost::multiprecision::msb(abs(v)) + 1;
@@ -84,6 +85,7 @@ class Parser {
             while (tok().kind != Tok::End)
                 statement();
             if (!search_order_.empty()) model_.search(search_order_);
+            check_sizes();
         } catch (const ModelError& e) { // an API check the parser did not anticipate
             fail(tok(), e.what());
         }
@@ -267,13 +269,18 @@ class Parser {
     }
 
     void objective() {
-        const bool maximize = take().text == "maximize";
+        const Token& keyword = take();
+        const bool maximize = keyword.text == "maximize";
         Term t = parse_sum();
         if (at(Tok::Percent)) fail(tok(), std::string("'%' is only divisibility: a % b == 0; ") + kModHint);
+        Origin origin;
+        origin.file = file_;
+        origin.line = keyword.line;
+        origin.column = keyword.column;
         if (maximize) {
-            model_.maximize(t.expr);
+            model_.maximize(t.expr, std::move(origin));
         } else {
-            model_.minimize(t.expr);
+            model_.minimize(t.expr, std::move(origin));
         }
         end_statement("objective");
     }
@@ -285,6 +292,7 @@ class Parser {
         Origin origin;
         origin.file = file_;
         origin.line = tokens_[first].line;
+        origin.column = tokens_[first].column;
         origin.text = clean_text(source_.substr(tokens_[first].begin, last.end - tokens_[first].begin));
         end_statement("constraint");
         model_.add(c, std::move(origin));
@@ -534,6 +542,8 @@ class Parser {
         return model_.var(name.text, Domain::range(1, default_upper_bound()));
     }
 
+    // A new compound term: its position is the operator's, and it may not be too deep, nor (for a
+    // constant, whose value the parser computes) too large.
     Term checked(Term t, const Token& op) {
         if (t.depth > kMaxTermDepth) {
             fail(op, "term too deeply nested (more than " + std::to_string(kMaxTermDepth) + " levels)");
@@ -542,10 +552,84 @@ class Parser {
             fail(op, "constant too large: its value could need more than " +
                          std::to_string(kMaxConstantBits) + " bits");
         }
-        if (t.bits > kMaxBits) {
-            fail(op, "term too large: its values could need more than " + std::to_string(kMaxBits) + " bits");
+        if (t.expr.kind() != TermKind::Constant && t.expr.kind() != TermKind::Variable) {
+            // The node is new and owned by t alone: the parser may still write its position.
+            auto& node = const_cast<TermNode&>(t.expr.node());
+            node.line = op.line;
+            node.column = op.column;
         }
         return t;
+    }
+
+    // Records the exact size of a constant term once its value is known.
+    Term sized(Term t) {
+        if (t.constant && t.value && t.expr.kind() != TermKind::Constant)
+            constant_bits_[&t.expr.node()] = {t.expr.ptr(), t.bits};
+        return t;
+    }
+
+    // The values of every term with variables fit kMaxTermBits, estimated from the final domains
+    // (a declaration may follow the first use of its variable): refused at the first term, inside
+    // out and in file order, that could exceed it.
+    void check_sizes() {
+        const auto check = [&](const Expr& term) {
+            detail::fold_term<std::uint64_t>(
+                term.node(),
+                [&](const TermNode& n) -> std::optional<std::uint64_t> {
+                    if (n.kind == TermKind::Constant) return bit_length(n.constant);
+                    if (n.kind == TermKind::Variable) {
+                        const Domain& d = model_.variables()[static_cast<std::size_t>(n.variable)].domain;
+                        return d.empty() ? 1 : std::max(bit_length(d.min()), bit_length(d.max()));
+                    }
+                    if (auto it = constant_bits_.find(&n); it != constant_bits_.end())
+                        return it->second.second;
+                    return std::nullopt;
+                },
+                [&](const TermNode& n, std::span<std::uint64_t> v) {
+                    const std::uint64_t bits = estimated_bits(n, v);
+                    const std::uint64_t limit = n.model == 0 ? kMaxConstantBits : kMaxTermBits;
+                    if (bits > limit) {
+                        throw ParseError(file_, n.line, n.column,
+                                         "term too large: its values could need " + std::to_string(bits) +
+                                             " bits, more than the limit of " + std::to_string(limit) +
+                                             " bits");
+                    }
+                    return bits;
+                });
+        };
+        for (const ConstraintInfo& c : model_.constraints()) {
+            std::vector<const Constraint*> pending{&c.constraint};
+            while (!pending.empty()) {
+                const ConstraintNode& n = pending.back()->node();
+                pending.pop_back();
+                for (auto part = n.parts.rbegin(); part != n.parts.rend(); ++part)
+                    pending.push_back(&*part);
+                if (n.lhs) check(*n.lhs);
+                if (n.rhs) check(*n.rhs);
+            }
+        }
+        for (const Objective& o : model_.objectives())
+            check(o.term);
+    }
+
+    // An upper estimate of the bits of a term's values from its operands' estimates.
+    static std::uint64_t estimated_bits(const TermNode& n, std::span<std::uint64_t> v) {
+        switch (n.kind) {
+        case TermKind::Add:
+        case TermKind::Sub:
+            return std::max(v[0], v[1]) + 1;
+        case TermKind::Mul:
+            return v[0] + v[1];
+        case TermKind::Pow:
+            return v[0] <= 1 || n.exponent == 0 ? 1 : v[0] * n.exponent;
+        case TermKind::Mod:
+            return v[1];
+        case TermKind::Min:
+        case TermKind::Max:
+            return std::max(v[0], v[1]);
+        default: // Neg, Abs, Div
+            return v[0];
+        }
     }
 
     Term binary(TermKind kind, const Term& a, const Term& b, const Token& op) {
@@ -613,7 +697,7 @@ class Parser {
             }
             if (t.value) t.bits = bit_length(*t.value);
         }
-        return t;
+        return sized(std::move(t));
     }
 
     Term parse_sum() {
@@ -656,7 +740,7 @@ class Parser {
         }
         Term t{-a.expr, std::nullopt, a.constant, a.bits, a.depth + 1, false};
         if (a.value) t.value = Integer(-*a.value);
-        return checked(std::move(t), op);
+        return sized(checked(std::move(t), op));
     }
 
     Term parse_power() {
@@ -685,7 +769,7 @@ class Parser {
             t.value = power(*base.value, k);
             t.bits = bit_length(*t.value);
         }
-        return t;
+        return sized(std::move(t));
     }
 
     Term parse_primary() {
@@ -767,7 +851,7 @@ class Parser {
         if (kind == TermKind::Abs) {
             Term t{abs(args[0].expr), std::nullopt, args[0].constant, args[0].bits, args[0].depth + 1, false};
             if (args[0].value) t.value = Integer(abs(*args[0].value));
-            return checked(std::move(t), name);
+            return sized(checked(std::move(t), name));
         }
         Term t = binary(kind, args[0], args[1], name);
         for (std::size_t i = 2; i < args.size(); ++i)
@@ -786,6 +870,8 @@ class Parser {
     std::map<std::string, int, std::less<>> searched_;  // name -> line of its `search`
     std::map<std::string, int, std::less<>> preferred_; // name -> line of its `prefer`
     std::vector<Var> search_order_;
+    // The exact sizes of constant compound terms (holding the terms: their addresses are the keys).
+    std::map<const TermNode*, std::pair<TermPtr, std::uint64_t>> constant_bits_;
 };
 
 } // namespace

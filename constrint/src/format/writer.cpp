@@ -50,72 +50,124 @@ Level level_of(const TermNode& n) {
     }
 }
 
-void write_term(std::string& out, const TermNode& n, Level context);
-
-void write_operand(std::string& out, const TermPtr& p, Level context) {
-    if (!p) throw ModelError("a term is missing an operand");
-    write_term(out, *p, context);
+// Whether a term written in this context starts with '-' (after a unary minus it needs a space:
+// "- -x", since "--x" is not read as two minus signs by every reader of the text).
+bool starts_with_minus(const TermNode* n, Level context) {
+    while (n && level_of(*n) >= context) {
+        switch (n->kind) {
+        case TermKind::Constant:
+            return n->constant < 0;
+        case TermKind::Neg:
+            return true;
+        case TermKind::Add:
+        case TermKind::Sub:
+            context = kSum;
+            break;
+        case TermKind::Mul:
+        case TermKind::Div:
+            context = kProduct;
+            break;
+        case TermKind::Pow:
+            context = kAtom;
+            break;
+        default:
+            return false;
+        }
+        n = n->a.get();
+    }
+    return false;
 }
 
-void write_call(std::string& out, const char* name, const TermNode& n, bool binary) {
-    out += name;
-    out += '(';
-    write_operand(out, n.a, kSum);
-    if (binary) {
-        out += ", ";
-        write_operand(out, n.b, kSum);
-    }
-    out += ')';
-}
-
-void write_term(std::string& out, const TermNode& n, Level context) {
-    const bool parens = level_of(n) < context;
-    if (parens) out += '(';
-    switch (n.kind) {
-    case TermKind::Constant:
-        out += to_string(n.constant);
-        break;
-    case TermKind::Variable:
-        out += name_text(n.name);
-        break;
-    case TermKind::Add:
-    case TermKind::Sub:
-        write_operand(out, n.a, kSum);
-        out += n.kind == TermKind::Add ? " + " : " - ";
-        write_operand(out, n.b, kProduct); // a - (b - c) keeps its parentheses
-        break;
-    case TermKind::Mul:
-    case TermKind::Div:
-        write_operand(out, n.a, kProduct);
-        out += n.kind == TermKind::Mul ? " * " : " / ";
-        write_operand(out, n.b, kUnary);
-        break;
-    case TermKind::Neg: {
-        out += '-';
-        const std::size_t at = out.size();
-        write_operand(out, n.a, kUnary);
-        if (out.size() > at && out[at] == '-') out.insert(at, 1, ' '); // "- -x", not "--x"
-        break;
-    }
-    case TermKind::Pow:
-        write_operand(out, n.a, kAtom); // (x^2)^3 and (-2)^2 keep their parentheses
-        out += '^';
-        out += std::to_string(n.exponent);
-        break;
+const char* function_name(TermKind kind) {
+    switch (kind) {
     case TermKind::Mod:
-        write_call(out, "mod", n, true);
-        break;
+        return "mod";
     case TermKind::Abs:
-        write_call(out, "abs", n, false);
-        break;
+        return "abs";
     case TermKind::Min:
-        write_call(out, "min", n, true);
-        break;
-    case TermKind::Max:
-        write_call(out, "max", n, true);
-        break;
+        return "min";
+    default:
+        return "max";
     }
-    if (parens) out += ')';
+}
+
+// Writes a term with an explicit stack of what is still to write (terms nest as deep as the input
+// is long): a term in its context, or a piece of text.
+void write_term(std::string& out, const TermNode& root, Level root_context) {
+    struct Pending {
+        const TermNode* term; // nullptr: write `text`
+        Level context;
+        std::string text;
+    };
+    std::vector<Pending> stack;
+    stack.push_back({&root, root_context, {}});
+    const auto term = [&](const TermPtr& p, Level context) {
+        if (!p) throw ModelError("a term is missing an operand");
+        stack.push_back({p.get(), context, {}});
+    };
+    const auto text = [&](std::string t) { stack.push_back({nullptr, kAtom, std::move(t)}); };
+    while (!stack.empty()) {
+        Pending next = std::move(stack.back());
+        stack.pop_back();
+        if (!next.term) {
+            out += next.text;
+            continue;
+        }
+        const TermNode& n = *next.term;
+        const bool parens = level_of(n) < next.context;
+        if (parens) {
+            out += '(';
+            text(")");
+        }
+        // The pieces after the first are pushed in reverse order.
+        switch (n.kind) {
+        case TermKind::Constant:
+            out += to_string(n.constant);
+            break;
+        case TermKind::Variable:
+            out += name_text(n.name);
+            break;
+        case TermKind::Add:
+        case TermKind::Sub:
+            term(n.b, kProduct); // a - (b - c) keeps its parentheses
+            text(n.kind == TermKind::Add ? " + " : " - ");
+            term(n.a, kSum);
+            break;
+        case TermKind::Mul:
+        case TermKind::Div:
+            term(n.b, kUnary);
+            text(n.kind == TermKind::Mul ? " * " : " / ");
+            term(n.a, kProduct);
+            break;
+        case TermKind::Neg:
+            out += '-';
+            if (n.a && n.a->kind == TermKind::Constant && n.a->constant <= 0) {
+                // "-(-3)" and "-(0)": "- -3" and "-0" would read back as the constants 3 and 0.
+                out += '(' + to_string(n.a->constant) + ')';
+                break;
+            }
+            if (starts_with_minus(n.a.get(), kUnary)) out += ' '; // "- -x", not "--x"
+            term(n.a, kUnary);
+            break;
+        case TermKind::Pow:
+            text('^' + std::to_string(n.exponent));
+            term(n.a, kAtom); // (x^2)^3 and (-2)^2 keep their parentheses
+            break;
+        case TermKind::Mod:
+        case TermKind::Abs:
+        case TermKind::Min:
+        case TermKind::Max:
+            out += function_name(n.kind);
+            out += '(';
+            text(")");
+            if (n.kind != TermKind::Abs) {
+                term(n.b, kSum);
+                text(", ");
+            }
+            term(n.a, kSum);
+            break;
+        }
+    }
 }
 
 // A domain as a set: lo..hi, [a, b, c..d], with ` step m` for a congruence. The canonical form

@@ -2,6 +2,8 @@
 
 #include "constrint/error.hpp"
 
+#include <algorithm>
+
 namespace constrint {
 
 const char* to_string(Relation relation) {
@@ -62,6 +64,12 @@ Constraint combine(Relation relation, const Constraint& a, const Constraint& b) 
         } else {
             node->parts.push_back(*c);
         }
+    }
+    for (const Constraint& part : node->parts)
+        node->depth = std::max(node->depth, part.node().depth + 1);
+    if (node->depth > kMaxConstraintDepth) {
+        throw ModelError("constraint nested too deeply (more than " + std::to_string(kMaxConstraintDepth) +
+                         " levels of | and &)");
     }
     return Constraint(std::move(node));
 }

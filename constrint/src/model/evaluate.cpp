@@ -1,6 +1,7 @@
 #include "constrint/constraint.hpp"
 #include "constrint/error.hpp"
 #include "constrint/expr.hpp"
+#include "model/term_walk.hpp"
 
 namespace constrint {
 
@@ -8,45 +9,50 @@ namespace {
 
 struct DivisionByZero {};
 
-Integer eval(const TermNode& n, const std::vector<Integer>& values) {
-    switch (n.kind) {
-    case TermKind::Constant:
-        return n.constant;
-    case TermKind::Variable:
-        if (n.variable < 0 || static_cast<std::size_t>(n.variable) >= values.size()) {
-            throw ModelError("no value for variable '" + n.name + "'");
-        }
-        return values[n.variable];
-    case TermKind::Neg:
-        return -eval(*n.a, values);
-    case TermKind::Abs:
-        return abs(eval(*n.a, values));
-    case TermKind::Pow:
-        return power(eval(*n.a, values), n.exponent);
-    default:
-        break;
-    }
-    const Integer a = eval(*n.a, values), b = eval(*n.b, values);
-    switch (n.kind) {
-    case TermKind::Add:
-        return a + b;
-    case TermKind::Sub:
-        return a - b;
-    case TermKind::Mul:
-        return a * b;
-    case TermKind::Div:
-        if (b == 0) throw DivisionByZero{};
-        return floor_div(a, b);
-    case TermKind::Mod:
-        if (b == 0) throw DivisionByZero{};
-        return floor_mod(a, b);
-    case TermKind::Min:
-        return std::min(a, b);
-    case TermKind::Max:
-        return std::max(a, b);
-    default:
-        throw ModelError(std::string("cannot evaluate term kind ") + to_string(n.kind));
-    }
+Integer eval(const TermNode& root, const std::vector<Integer>& values) {
+    return detail::fold_term<Integer>(
+        root,
+        [&](const TermNode& n) -> std::optional<Integer> {
+            if (n.kind == TermKind::Constant) return n.constant;
+            if (n.kind != TermKind::Variable) return std::nullopt;
+            if (n.variable < 0 || static_cast<std::size_t>(n.variable) >= values.size()) {
+                throw ModelError("no value for variable '" + n.name + "'");
+            }
+            return values[n.variable];
+        },
+        [](const TermNode& n, std::span<Integer> v) -> Integer {
+            switch (n.kind) {
+            case TermKind::Neg:
+                return -v[0];
+            case TermKind::Abs:
+                return abs(v[0]);
+            case TermKind::Pow:
+                return power(v[0], n.exponent);
+            default:
+                break;
+            }
+            const Integer &a = v[0], &b = v[1];
+            switch (n.kind) {
+            case TermKind::Add:
+                return a + b;
+            case TermKind::Sub:
+                return a - b;
+            case TermKind::Mul:
+                return a * b;
+            case TermKind::Div:
+                if (b == 0) throw DivisionByZero{};
+                return floor_div(a, b);
+            case TermKind::Mod:
+                if (b == 0) throw DivisionByZero{};
+                return floor_mod(a, b);
+            case TermKind::Min:
+                return std::min(a, b);
+            case TermKind::Max:
+                return std::max(a, b);
+            default:
+                throw ModelError(std::string("cannot evaluate term kind ") + to_string(n.kind));
+            }
+        });
 }
 
 // Evaluates every part (no short cut) so that a division by zero anywhere is seen.

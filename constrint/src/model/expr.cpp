@@ -1,6 +1,7 @@
 #include "constrint/expr.hpp"
 
 #include "constrint/error.hpp"
+#include "model/term_walk.hpp"
 
 namespace constrint {
 
@@ -111,50 +112,67 @@ Expr pow(const Expr& base, long long exponent) {
 }
 
 std::optional<Integer> evaluate_constant(const Expr& term) {
-    const TermNode& n = term.node();
-    auto sub = [](const TermPtr& p) { return evaluate_constant(Expr(p)); };
-    switch (n.kind) {
-    case TermKind::Constant:
-        return n.constant;
-    case TermKind::Variable:
-        return std::nullopt;
-    case TermKind::Neg: {
-        auto a = sub(n.a);
-        if (!a) return std::nullopt;
-        return Integer(-*a);
+    if (term.node().model != 0) return std::nullopt; // it has variables
+    using Value = std::optional<Integer>;
+    return detail::fold_term<Value>(
+        term.node(),
+        [](const TermNode& n) -> std::optional<Value> {
+            if (n.kind == TermKind::Constant) return Value(n.constant);
+            if (n.kind == TermKind::Variable || n.model != 0) return Value(std::nullopt);
+            return std::nullopt;
+        },
+        [](const TermNode& n, std::span<Value> v) -> Value {
+            for (const Value& operand : v) {
+                if (!operand) return std::nullopt;
+            }
+            const Integer& a = *v[0];
+            switch (n.kind) {
+            case TermKind::Neg:
+                return Integer(-a);
+            case TermKind::Abs:
+                return a < 0 ? Integer(-a) : a;
+            case TermKind::Pow:
+                return power(a, n.exponent);
+            default:
+                break;
+            }
+            const Integer& b = *v[1];
+            switch (n.kind) {
+            case TermKind::Add:
+                return Integer(a + b);
+            case TermKind::Sub:
+                return Integer(a - b);
+            case TermKind::Mul:
+                return Integer(a * b);
+            case TermKind::Div:
+            case TermKind::Mod:
+                if (b == 0) throw ModelError("division by zero in a constant term");
+                return n.kind == TermKind::Div ? floor_div(a, b) : floor_mod(a, b);
+            case TermKind::Min:
+                return std::min(a, b);
+            case TermKind::Max:
+                return std::max(a, b);
+            default:
+                return std::nullopt;
+            }
+        });
+}
+
+TermNode::~TermNode() {
+    // Operands this node alone owns are taken apart here, one at a time, instead of by their own
+    // destructors calling the next one's.
+    std::vector<TermPtr> pending;
+    for (TermPtr* operand : {&a, &b}) {
+        if (*operand) pending.push_back(std::move(*operand));
     }
-    case TermKind::Abs: {
-        auto a = sub(n.a);
-        if (!a) return std::nullopt;
-        return *a < 0 ? Integer(-*a) : *a;
-    }
-    case TermKind::Pow: {
-        auto a = sub(n.a);
-        if (!a) return std::nullopt;
-        return power(*a, n.exponent);
-    }
-    default:
-        break;
-    }
-    auto a = sub(n.a), b = sub(n.b);
-    if (!a || !b) return std::nullopt;
-    switch (n.kind) {
-    case TermKind::Add:
-        return Integer(*a + *b);
-    case TermKind::Sub:
-        return Integer(*a - *b);
-    case TermKind::Mul:
-        return Integer(*a * *b);
-    case TermKind::Div:
-    case TermKind::Mod:
-        if (*b == 0) throw ModelError("division by zero in a constant term");
-        return n.kind == TermKind::Div ? floor_div(*a, *b) : floor_mod(*a, *b);
-    case TermKind::Min:
-        return std::min(*a, *b);
-    case TermKind::Max:
-        return std::max(*a, *b);
-    default:
-        return std::nullopt;
+    while (!pending.empty()) {
+        TermPtr p = std::move(pending.back());
+        pending.pop_back();
+        if (p.use_count() != 1) continue; // shared: another owner keeps it
+        // The node was created non-const (make_shared<TermNode>) and p is its only owner.
+        auto& node = const_cast<TermNode&>(*p);
+        if (node.a) pending.push_back(std::move(node.a));
+        if (node.b) pending.push_back(std::move(node.b));
     }
 }
 

@@ -117,14 +117,14 @@ void Model::search(std::vector<Var> order) {
     }
 }
 
-void Model::maximize(const Expr& term) {
+void Model::maximize(const Expr& term, Origin origin) {
     check_owned(term);
-    objectives_.push_back({term, Sense::Maximize});
+    objectives_.push_back({term, Sense::Maximize, std::move(origin)});
 }
 
-void Model::minimize(const Expr& term) {
+void Model::minimize(const Expr& term, Origin origin) {
     check_owned(term);
-    objectives_.push_back({term, Sense::Minimize});
+    objectives_.push_back({term, Sense::Minimize, std::move(origin)});
 }
 
 } // namespace constrint
