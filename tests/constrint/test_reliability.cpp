@@ -25,7 +25,8 @@ std::string read_text(const std::string& path) {
 std::vector<std::string> repository_models() {
     std::vector<std::string> paths;
     for (const char* folder : {"/examples/models", "/tests/cli/models"}) {
-        for (const auto& entry : std::filesystem::directory_iterator(std::string(CONSTRINT_SOURCE_DIR) + folder)) {
+        for (const auto& entry :
+             std::filesystem::directory_iterator(std::string(CONSTRINT_SOURCE_DIR) + folder)) {
             if (entry.path().extension() == ".cint") paths.push_back(entry.path().string());
         }
     }
@@ -76,7 +77,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // write(read(write(m))) == write(m) for the model `text` reads to; false when it does not read.
-bool round_trip_fixed_point(const std::string& text, std::string* first = nullptr, std::string* second = nullptr) {
+bool round_trip_fixed_point(const std::string& text, std::string* first = nullptr,
+                            std::string* second = nullptr) {
     Model m;
     try {
         m = parse_cint(text, "fuzz.cint");
@@ -87,7 +89,10 @@ bool round_trip_fixed_point(const std::string& text, std::string* first = nullpt
     const std::string again = write_cint(parse_cint(written, "written.cint"));
     if (first) *first = written;
     if (second) *second = again;
-    CHECK_MESSAGE(written == again, "input:\n" << text << "\nwritten:\n" << written << "\nwritten again:\n" << again);
+    CHECK_MESSAGE(written == again, "input:\n"
+                                        << text << "\nwritten:\n"
+                                        << written << "\nwritten again:\n"
+                                        << again);
     return true;
 }
 
@@ -96,7 +101,8 @@ bool round_trip_fixed_point(const std::string& text, std::string* first = nullpt
 // ---- FlatZinc ------------------------------------------------------------------------------------
 
 TEST_CASE("reliability: FlatZinc parameters defined through themselves are located errors") {
-    CHECK(flatzinc_error_of("int: a = a;\nvar 1..3: x :: output_var;\nconstraint int_le(a, x);\nsolve satisfy;\n") ==
+    CHECK(flatzinc_error_of(
+              "int: a = a;\nvar 1..3: x :: output_var;\nconstraint int_le(a, x);\nsolve satisfy;\n") ==
           "m.fzn:1:10: parameter 'a' is defined through itself");
     CHECK(flatzinc_error_of("int: a = b;\nint: b = a;\nvar 1..3: x :: output_var;\nconstraint int_le(a, x);\n"
                             "solve satisfy;\n") == "m.fzn:1:10: unknown identifier 'b'");
@@ -124,7 +130,8 @@ TEST_CASE("reliability: FlatZinc nesting is limited and long chains of parameter
     std::string chain = "int: p0 = 2;\n";
     for (int i = 1; i < depth; ++i)
         chain += "int: p" + std::to_string(i) + " = p" + std::to_string(i - 1) + ";\n";
-    chain += "var 1..3: x :: output_var;\nconstraint int_le(p" + std::to_string(depth - 1) + ", x);\nsolve satisfy;\n";
+    chain += "var 1..3: x :: output_var;\nconstraint int_le(p" + std::to_string(depth - 1) +
+             ", x);\nsolve satisfy;\n";
     CHECK(flatzinc_output(chain) == "x = 2;\n----------\n");
 }
 
@@ -204,8 +211,9 @@ TEST_CASE("reliability: huge powers are refused with a location, whatever the or
         CHECK(error.find("term too large") != std::string::npos);
         CHECK(seconds_since(start) < 2);
     }
-    CHECK(parse_error_of("x^64 == 5;\nvar x in 2..(2^65535)^4;\n") ==
-          "m.cint:1:2: term too large: its values could need 16777024 bits, more than the limit of 65536 bits");
+    CHECK(
+        parse_error_of("x^64 == 5;\nvar x in 2..(2^65535)^4;\n") ==
+        "m.cint:1:2: term too large: its values could need 16777024 bits, more than the limit of 65536 bits");
     // The same models built through the API are refused by the solver before it computes a bound.
     Model m;
     const Var x = m.var("x", 2, power(2, 1000));
@@ -239,9 +247,9 @@ TEST_CASE("reliability: write(read(write(m))) == write(m) over the repository's 
     REQUIRE(paths.size() >= 10);
     std::mt19937 random(20);
     const std::vector<std::string> vocabulary = {
-        "x",  "y",   "-",   "- -", "-(",  "(-3)", "0",   "-0",  "3",   "^2",  "*",   "/",   "+",
-        "(",  ")",   "==",  "<=",  "!=",  "|",    "&",   "in",  "..",  "[",   "]",   ",",   ";",
-        "abs(", "min(", "max(", "mod(", "%", "var ", "step 2", "maximize ", "2^70", "`q q`"};
+        "x", "y", "-",    "- -",  "-(",   "(-3)", "0", "-0",   "3",      "^2",        "*",    "/",
+        "+", "(", ")",    "==",   "<=",   "!=",   "|", "&",    "in",     "..",        "[",    "]",
+        ",", ";", "abs(", "min(", "max(", "mod(", "%", "var ", "step 2", "maximize ", "2^70", "`q q`"};
     int read = 0;
     for (const std::string& path : paths) {
         INFO(path);

@@ -11,6 +11,7 @@
 
 #include "cuda/fused/fused_compiler.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
+#include "fused_request.hpp"
 
 namespace flashrnn::testing {
 
@@ -30,14 +31,8 @@ struct TemporaryFolder {
 };
 
 inline FusedKernelTraits lstm_traits(int head_dim = 64, FusedPass pass = FusedPass::forward) {
-    FusedTilingRequest request;
-    request.pass = pass;
-    request.cell = Cell::lstm;
-    request.dtype = DType::bf16;
-    request.heads = 4;
-    request.head_dim = head_dim;
-    request.batch = 16;
-    return choose_fused_tiling(preset("h100"), request).traits;
+    return choose_fused_tiling(preset("h100"), request_of(pass, Cell::lstm, DType::bf16, 4, head_dim, 16))
+        .traits;
 }
 
 // A kernel that uses the traits the way the fused kernels will: block size, shared memory and

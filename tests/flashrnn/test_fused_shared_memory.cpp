@@ -4,6 +4,7 @@
 // accepts; and a shared-memory report from the driver tightens shared memory, not registers.
 #include "cuda/fused/kernels/fused_params.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
+#include "fused_request.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,19 +13,9 @@
 #include <tuple>
 
 using namespace flashrnn;
+using flashrnn::testing::request_of;
 
 namespace {
-
-FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim, int batch) {
-    FusedTilingRequest r;
-    r.pass = pass;
-    r.cell = cell;
-    r.dtype = dtype;
-    r.heads = heads;
-    r.head_dim = head_dim;
-    r.batch = batch;
-    return r;
-}
 
 // What the backend launches the kernel with.
 std::int64_t launched_bytes(const FusedKernelTraits& t) {

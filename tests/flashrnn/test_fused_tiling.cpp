@@ -4,6 +4,7 @@
 // largest head dimensions in docs/kernels.md is what the model computes.
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
+#include "fused_request.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,22 +16,12 @@
 #include <tuple>
 
 using namespace flashrnn;
+using flashrnn::testing::request_of;
 
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
-}
-
-FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim, int batch) {
-    FusedTilingRequest r;
-    r.pass = pass;
-    r.cell = cell;
-    r.dtype = dtype;
-    r.heads = heads;
-    r.head_dim = head_dim;
-    r.batch = batch;
-    return r;
 }
 
 // Every limit, recomputed from the traits without the model.
