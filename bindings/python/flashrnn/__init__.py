@@ -1,6 +1,6 @@
 """FlashRNN for Python: recurrent cells (LSTM, GRU, sLSTM, Elman), linear recurrences, the RG-LRU and
 the Newton cells (FlashGRU, FlashLSTM) with their reduction as torch ops with autograd, layers in
-flashrnn.nn, and the C++ library's errors as Python exceptions.
+flashrnn.nn, a DLPack API in flashrnn.dlpack, and the C++ library's errors as Python exceptions.
 
     import flashrnn
     states, last_state = flashrnn.lstm(gate_inputs, recurrent_weights, bias, initial_states)
@@ -31,6 +31,7 @@ except ImportError:  # the torch ops, functional API and layers need torch; the 
 
 if _torch is not None:
     from . import _ops, nn  # noqa: F401  (registers torch.ops.flashrnn.*)
+    from . import dlpack  # noqa: F401
     from .functional import (elman, flash_gru, flash_lstm, gru, linrec, lstm, newton, newton_reduce, rglru, rnn,
                              slstm)
 
@@ -38,5 +39,5 @@ __all__ = [
     "Error", "ShapeError", "TilingError", "DeviceError", "UnsupportedError", "NumericalError",
     "built_with_cuda", "cuda_device_available", "cell_info", "cells",
     "rnn", "lstm", "gru", "slstm", "elman", "linrec", "rglru", "newton", "flash_gru", "flash_lstm",
-    "newton_reduce", "nn",
+    "newton_reduce", "nn", "dlpack",
 ]
