@@ -109,8 +109,7 @@ def test_cuda_errors_name_the_tensor():
 
 
 def test_rglru_bad_inputs_name_the_tensor():
-    x, gate_a, gate_x, lambda_, h0 = (torch.randn(2, 3, 5, dtype=torch.float64) for _ in range(3)), None, None, None, None
-    x, gate_a, gate_x = list(x)
+    x, gate_a, gate_x = (torch.randn(2, 3, 5, dtype=torch.float64) for _ in range(3))
     lambda_, h0 = torch.randn(3, dtype=torch.float64), torch.randn(2, 3, dtype=torch.float64)
     with pytest.raises(flashrnn.ShapeError, match=r"rglru_forward: gate_x: expected \[B=2, R=3, L=5\], got \[2, 3, 4\]"):
         flashrnn.rglru(x, gate_a, gate_x[..., :4], lambda_, h0)
