@@ -1,5 +1,6 @@
-"""FlashRNN for Python: recurrent cells (LSTM, GRU, sLSTM, Elman) and linear recurrences as torch ops
-with autograd, head-wise layers in flashrnn.nn, and the C++ library's errors as Python exceptions.
+"""FlashRNN for Python: recurrent cells (LSTM, GRU, sLSTM, Elman), linear recurrences, the RG-LRU and
+the Newton cells (FlashGRU, FlashLSTM) with their reduction as torch ops with autograd, layers in
+flashrnn.nn, a DLPack API in flashrnn.dlpack, and the C++ library's errors as Python exceptions.
 
     import flashrnn
     states, last_state = flashrnn.lstm(gate_inputs, recurrent_weights, bias, initial_states)
@@ -11,6 +12,7 @@ stream. See docs/python-flashrnn.md.
 from ._core import (
     DeviceError,
     Error,
+    NumericalError,
     ShapeError,
     TilingError,
     UnsupportedError,
@@ -29,10 +31,13 @@ except ImportError:  # the torch ops, functional API and layers need torch; the 
 
 if _torch is not None:
     from . import _ops, nn  # noqa: F401  (registers torch.ops.flashrnn.*)
-    from .functional import elman, gru, linrec, lstm, rnn, slstm
+    from . import dlpack  # noqa: F401
+    from .functional import (elman, flash_gru, flash_lstm, gru, linrec, lstm, newton, newton_reduce, rglru, rnn,
+                             slstm)
 
 __all__ = [
-    "Error", "ShapeError", "TilingError", "DeviceError", "UnsupportedError",
+    "Error", "ShapeError", "TilingError", "DeviceError", "UnsupportedError", "NumericalError",
     "built_with_cuda", "cuda_device_available", "cell_info", "cells",
-    "rnn", "lstm", "gru", "slstm", "elman", "linrec", "nn",
+    "rnn", "lstm", "gru", "slstm", "elman", "linrec", "rglru", "newton", "flash_gru", "flash_lstm",
+    "newton_reduce", "nn", "dlpack",
 ]

@@ -20,10 +20,11 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from . import _ops
+from . import _newton_ops, _ops, _rglru_ops  # noqa: F401  (registers the ops)
 from ._core import UnsupportedError
 
-__all__ = ["rnn", "lstm", "gru", "slstm", "elman", "linrec"]
+__all__ = ["rnn", "lstm", "gru", "slstm", "elman", "linrec", "rglru", "newton", "flash_gru", "flash_lstm",
+           "newton_reduce"]
 
 
 def _check_options(call: str, backend: str, recurrent_gradient: str) -> None:
@@ -99,3 +100,68 @@ def linrec(x: Tensor, c: Tensor, *, reverse: bool = False) -> Tensor:
     length = x.shape[-1]
     y = torch.ops.flashrnn.linrec_forward(x.reshape(-1, length), c.reshape(-1, length), reverse)
     return y.view(x.shape)
+
+
+def rglru(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor, h0: Optional[Tensor] = None
+          ) -> tuple[Tensor, Tensor]:
+    """The RG-LRU (Hawk/Griffin) fused with its gates; returns (h [B, R, L], h_last [B, R]).
+
+    r = sigmoid(gate_a), i = sigmoid(gate_x), log a = -8 r softplus(lambda_),
+    h_t = a_t h_{t-1} + sqrt(1 - a_t^2) (i_t x_t), h_{-1} = h0 (None: zero).
+    x, gate_a, gate_x [B, R, L] (time last and contiguous; CUDA: fp32 or bf16); lambda_ [R] and h0
+    [B, R] in float32 (float64 with float64 x). Gradients flow to every input through both outputs.
+    """
+    return torch.ops.flashrnn.rglru_forward(x, gate_a, gate_x, lambda_, h0)
+
+
+def _check_newton_options(call: str, backend: str) -> None:
+    if backend not in _newton_ops.BACKENDS:
+        raise UnsupportedError(f"{call}: unknown backend '{backend}' (valid: {', '.join(_newton_ops.BACKENDS)})")
+
+
+def newton(
+    cell: str,
+    inputs: Tensor,
+    parameters: Tensor,
+    initial_state: Optional[Tensor] = None,
+    *,
+    backend: str = "automatic",
+    max_iterations: int = 3,
+    tolerance: Optional[tuple[float, float]] = None,
+    return_statistics: bool = False,
+):
+    """Runs the Newton cell `cell` ('flash_gru', 'flash_lstm'); returns (states, last_state) and, with
+    return_statistics, the statistics tensor float32 [4]: iterations, largest residual, tolerance met
+    (1/0), non-finite (1/0), written on the device (reading them synchronises; the op does not).
+
+    inputs [G, B, D, T] (the projections B_g x + b_g, time last), parameters [P, D], initial_state
+    [S, B, D] (None: zero); states [S, B, D, T] (h_1 .. h_T), last_state [S, B, D]. parameters and the
+    [S, B, D] states are float32 (float64 with float64 inputs). backend: 'newton' (Newton's method,
+    max_iterations iterations, or fewer per sequence with tolerance=(absolute, relative)), 'sequential'
+    (exact, one step after the other), 'automatic' (the GPU's cost model; on the CPU: sequential).
+    """
+    call = f"flashrnn.{cell}"
+    _check_newton_options(call, backend)
+    absolute, relative = (0.0, 0.0) if tolerance is None else (float(tolerance[0]), float(tolerance[1]))
+    states, last_state, statistics = torch.ops.flashrnn.newton_forward(
+        cell, inputs, parameters, initial_state, backend, int(max_iterations), absolute, relative)
+    return (states, last_state, statistics) if return_statistics else (states, last_state)
+
+
+def flash_gru(inputs, parameters, initial_state=None, **options):
+    """FlashGRU (state h; gates z, r, c; parameters a_z, a_r, a_c). See newton()."""
+    return newton("flash_gru", inputs, parameters, initial_state, **options)
+
+
+def flash_lstm(inputs, parameters, initial_state=None, **options):
+    """FlashLSTM, CIFG with peepholes (states h, c; gates f, z, o; parameters a_f, a_z, a_o, c_f, c_o).
+    See newton()."""
+    return newton("flash_lstm", inputs, parameters, initial_state, **options)
+
+
+def newton_reduce(jacobians: Tensor, rhs: Tensor, *, reverse: bool = False) -> Tensor:
+    """Solves x_l = J_l x_{l-1} + r_l (reverse: J_l x_{l+1} + r_l), x outside the sequence 0, for
+    every row: jacobians [1, sequences, L] with rhs [1, sequences, L] (diagonal), or jacobians
+    [4, sequences, L] (J[i][j] in row 2 i + j) with rhs [2, sequences, L] (2x2 blocks). Returns the
+    solution, shaped as rhs; differentiable in both."""
+    return torch.ops.flashrnn.newton_reduce(jacobians, rhs, reverse)

@@ -1,4 +1,5 @@
-"""Head-wise recurrent layers: LSTM, GRU, SLSTM, Elman.
+"""Head-wise recurrent layers (LSTM, GRU, SLSTM, Elman), the RG-LRU layer and the Newton layers
+(FlashGRU, FlashLSTM).
 
 A layer holds the input projection W [G_in * NH * DH, input_size] (no bias of its own), the
 block-diagonal recurrent weights R [G_rec, NH, DH, DH] and one bias b [G, NH, DH] in the library's
@@ -19,10 +20,11 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from . import _ops
-from .functional import rnn
+from . import _newton_ops, _ops
+from ._rglru_ops import state_dtype
+from .functional import newton, rglru, rnn
 
-__all__ = ["LSTM", "GRU", "SLSTM", "Elman"]
+__all__ = ["LSTM", "GRU", "SLSTM", "Elman", "RGLRU", "FlashGRU", "FlashLSTM"]
 
 
 class _HeadwiseRNN(torch.nn.Module):
@@ -152,3 +154,113 @@ class Elman(_HeadwiseRNN):
         if module.nonlinearity != "tanh":
             raise _ops.UnsupportedError("flashrnn.nn.Elman.from_torch: only nonlinearity='tanh'")
         return cls._from_torch_module(module, lambda ih, hh: list(ih + hh), **options)
+
+
+class RGLRU(torch.nn.Module):
+    """The Real-Gated Linear Recurrent Unit of Hawk/Griffin over `width` channels, fused with its gates:
+
+        gate_a = W_a x + b_a,  gate_x = W_x x + b_x,  r = sigmoid(gate_a),  i = sigmoid(gate_x)
+        a_t = exp(-8 r_t softplus(lambda_)),  h_t = a_t h_{t-1} + sqrt(1 - a_t^2) (i_t x_t)
+
+    input [B, L, width] (batch_first, the default) or [L, B, width]; state [B, width] or None (zero).
+    Returns (h shaped as the input, last state [B, width]). lambda_ is initialised so that
+    a = exp(-softplus(lambda_)) is uniform in [0.9, 0.999] (Griffin's a^c range). The kernel wants time
+    last: the layer transposes the activations to [B, width, L] and back. lambda_ and the state are
+    float32 (float64 in a float64 layer); on CUDA the activations are fp32 or bf16.
+    """
+
+    def __init__(self, width: int, *, batch_first: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.width, self.batch_first = width, batch_first
+        self.gate_a = torch.nn.Linear(width, width, **factory)
+        self.gate_x = torch.nn.Linear(width, width, **factory)
+        self.lambda_ = torch.nn.Parameter(torch.empty(width, device=device,
+                                                      dtype=state_dtype(dtype or torch.get_default_dtype())))
+        self.reset_lambda()
+
+    def reset_lambda(self) -> None:
+        with torch.no_grad():
+            a = torch.empty_like(self.lambda_, dtype=torch.float64).uniform_(0.9, 0.999)
+            self.lambda_.copy_(torch.log(torch.expm1(-torch.log(a))))  # softplus(lambda_) = -log a
+
+    def extra_repr(self) -> str:
+        return f"{self.width}, batch_first={self.batch_first}"
+
+    def forward(self, input: Tensor, state: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
+        sequences = input if self.batch_first else input.transpose(0, 1)   # [B, L, width]
+        rows = lambda t: t.transpose(1, 2).contiguous()                     # noqa: E731  [B, width, L]
+        states = state_dtype(input.dtype)
+        h, last = rglru(rows(sequences), rows(self.gate_a(sequences)), rows(self.gate_x(sequences)),
+                        self.lambda_.to(states), None if state is None else state.to(states))
+        h = h.transpose(1, 2)
+        return (h if self.batch_first else h.transpose(0, 1)), last
+
+
+class _NewtonLayer(torch.nn.Module):
+    cell: str = ""
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        *,
+        batch_first: bool = False,
+        backend: str = "automatic",
+        max_iterations: int = 3,
+        tolerance: Optional[tuple[float, float]] = None,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        info = _newton_ops.CELLS[self.cell]
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.num_states, self.num_gates = info["num_states"], info["num_gates"]
+        self.batch_first, self.backend = batch_first, backend
+        self.max_iterations, self.tolerance = max_iterations, tolerance
+        self.input_projection = torch.nn.Linear(input_size, info["num_gates"] * hidden_size, device=device,
+                                                dtype=dtype)
+        self.diagonals = torch.nn.Parameter(torch.empty(info["num_parameters"], hidden_size, device=device,
+                                                        dtype=state_dtype(dtype or torch.get_default_dtype())))
+        self.reset_diagonals()
+
+    def reset_diagonals(self) -> None:
+        """The paper's fresh initialisation (App. C.1): normal diagonals, clipped to |a| <= 0.5."""
+        with torch.no_grad():
+            self.diagonals.normal_(0.0, 1.0 / math.sqrt(self.hidden_size)).clamp_(-0.5, 0.5)
+
+    def extra_repr(self) -> str:
+        return (f"{self.input_size}, {self.hidden_size}, batch_first={self.batch_first}, "
+                f"backend='{self.backend}', max_iterations={self.max_iterations}")
+
+    def forward(self, input: Tensor, state: Optional[Tensor] = None,
+                return_statistics: bool = False):
+        """input [T, B, input_size] (batch_first: [B, T, input_size]); state [S, B, hidden] or None
+        (zero). Returns h over time (shaped as the input, hidden wide), the last state [S, B, hidden]
+        and, with return_statistics, the solver's statistics (float32 [4], see flashrnn.newton)."""
+        projected = self.input_projection(input)                             # [.., .., G * D]
+        if not self.batch_first:
+            projected = projected.transpose(0, 1)                           # [B, T, G * D]
+        inputs = projected.unflatten(-1, (self.num_gates, self.hidden_size)).permute(2, 0, 3, 1).contiguous()
+        states = state_dtype(inputs.dtype)
+        result = newton(self.cell, inputs, self.diagonals.to(states), None if state is None else state.to(states),
+                        backend=self.backend, max_iterations=self.max_iterations, tolerance=self.tolerance,
+                        return_statistics=return_statistics)
+        hidden = result[0][0].permute(0, 2, 1)                                # [B, T, D]
+        if not self.batch_first:
+            hidden = hidden.transpose(0, 1)
+        return (hidden, *result[1:])
+
+
+class FlashGRU(_NewtonLayer):
+    """FlashGRU (ParaRNN): z = sigmoid(a_z h + x_z), r = sigmoid(a_r h + x_r), c = tanh(a_c h r + x_c),
+    h' = (1 - z) h + z c with diagonal a_*; x = the input projection. Solved over the sequence by
+    Newton's method (or sequentially: backend)."""
+
+    cell = "flash_gru"
+
+
+class FlashLSTM(_NewtonLayer):
+    """FlashLSTM (ParaRNN): a CIFG LSTM with peepholes and diagonal recurrence (states h, c)."""
+
+    cell = "flash_lstm"

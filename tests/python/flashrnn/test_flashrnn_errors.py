@@ -103,3 +103,73 @@ def test_cuda_errors_name_the_tensor():
         flashrnn.lstm(*bad)
     with pytest.raises(flashrnn.ShapeError, match="gate_inputs: dtype float64 is not one FlashRNN stores"):
         flashrnn.lstm(*(t.double() for t in inputs))
+
+
+# ---- RG-LRU and Newton ---------------------------------------------------------------------------
+
+
+def test_rglru_bad_inputs_name_the_tensor():
+    x, gate_a, gate_x = (torch.randn(2, 3, 5, dtype=torch.float64) for _ in range(3))
+    lambda_, h0 = torch.randn(3, dtype=torch.float64), torch.randn(2, 3, dtype=torch.float64)
+    with pytest.raises(flashrnn.ShapeError, match=r"rglru_forward: gate_x: expected \[B=2, R=3, L=5\], got \[2, 3, 4\]"):
+        flashrnn.rglru(x, gate_a, gate_x[..., :4], lambda_, h0)
+    with pytest.raises(flashrnn.ShapeError, match=r"lambda: expected \[R=3\], got \[4\]"):
+        flashrnn.rglru(x, gate_a, gate_x, torch.randn(4, dtype=torch.float64), h0)
+    with pytest.raises(flashrnn.ShapeError, match=r"h0: expected \[B=2, R=3\], got \[3, 2\]"):
+        flashrnn.rglru(x, gate_a, gate_x, lambda_, h0.t())
+    with pytest.raises(flashrnn.ShapeError, match=r"x: expected \[B, R, L\], got \[6, 5\]"):
+        flashrnn.rglru(x.flatten(0, 1), gate_a, gate_x, lambda_, h0)
+    with pytest.raises(flashrnn.ShapeError, match=r"lambda: expected torch.float32 \(the state dtype of x's torch.bfloat16\)"):
+        flashrnn.rglru(x.bfloat16(), gate_a.bfloat16(), gate_x.bfloat16(), lambda_.bfloat16(), None)
+
+
+def test_newton_bad_inputs_name_the_tensor():
+    inputs, parameters = torch.rand(3, 2, 4, 5, dtype=torch.float64), torch.rand(5, 4, dtype=torch.float64) - 0.5
+    state = torch.zeros(2, 2, 4, dtype=torch.float64)
+    with pytest.raises(flashrnn.ShapeError, match=r"flashrnn::reference::newton_sequential_forward: parameters has "
+                       r"shape \[3, 4\], expected \[P=5, D=4\]"):
+        flashrnn.flash_lstm(inputs, parameters[:3], state)
+    with pytest.raises(flashrnn.ShapeError, match=r"initial_state has shape \[1, 2, 4\], expected \[S=2, B=2, D=4\]"):
+        flashrnn.flash_lstm(inputs, parameters, state[:1], backend="newton")
+    with pytest.raises(flashrnn.ShapeError, match=r"inputs: expected \[G=3, B, D, T\], got \[3, 2, 20\]"):
+        flashrnn.flash_gru(inputs.flatten(2), parameters[:3])
+    with pytest.raises(flashrnn.UnsupportedError, match="unknown backend 'fast'"):
+        flashrnn.flash_gru(inputs, parameters[:3], backend="fast")
+    with pytest.raises(flashrnn.ShapeError, match=r"flashrnn::reference::newton_forward\(flash_gru\): the iteration limit must be at "
+                       r"least 1, got 0"):
+        flashrnn.flash_gru(inputs, parameters[:3], backend="newton", max_iterations=0)
+    with pytest.raises(flashrnn.UnsupportedError, match="unknown cell 'flash_rnn'"):
+        flashrnn.newton("flash_rnn", inputs, parameters)
+
+
+def test_newton_non_finite_inputs_raise_numerical_error_on_the_cpu():
+    inputs = torch.rand(3, 1, 2, 4, dtype=torch.float64)
+    inputs[1, 0, 1, 2] = float("nan")
+    with pytest.raises(flashrnn.NumericalError, match="inputs has a non-finite value"):
+        flashrnn.flash_gru(inputs, torch.zeros(3, 2, dtype=torch.float64), backend="newton")
+
+
+def test_newton_reduce_bad_inputs_name_the_tensor():
+    with pytest.raises(flashrnn.ShapeError, match=r"rhs: expected \[N=1 or 2, sequences, L\], got \[3, 2, 5\]"):
+        flashrnn.newton_reduce(torch.rand(1, 2, 5), torch.rand(3, 2, 5))
+    with pytest.raises(flashrnn.ShapeError, match="jacobians") as error:
+        flashrnn.newton_reduce(torch.rand(1, 2, 5), torch.rand(2, 2, 5))
+    assert "[1, 2, 5]" in str(error.value)
+
+
+@requires_cuda
+def test_cuda_rglru_and_newton_errors_name_the_tensor():
+    x = torch.randn(2, 3, 8, device="cuda")
+    lambda_, h0 = torch.randn(3, device="cuda"), torch.randn(2, 3, device="cuda")
+    with pytest.raises(flashrnn.ShapeError, match="gate_a"):
+        flashrnn.rglru(x, x[..., :4], x, lambda_, h0)
+    with pytest.raises(flashrnn.ShapeError, match="h0 is on cpu, x on cuda:0"):
+        flashrnn.rglru(x, x, x, lambda_, h0.cpu())
+    with pytest.raises(flashrnn.UnsupportedError):
+        flashrnn.rglru(x.half(), x.half(), x.half(), lambda_, h0)
+    inputs, parameters = torch.rand(3, 2, 4, 5, device="cuda"), torch.rand(3, 4, device="cuda")
+    with pytest.raises(flashrnn.ShapeError, match="parameters") as error:
+        flashrnn.flash_gru(inputs, parameters[:2])
+    assert "flashrnn::newton::forward(flash_gru" in str(error.value)
+    with pytest.raises(flashrnn.ShapeError, match="parameters"):
+        flashrnn.flash_gru(inputs, parameters.double())

@@ -99,10 +99,19 @@ def test_heads_do_not_mix():
     assert layer.recurrent_weights.grad[:, 0].abs().max() > 0
 
 
+def make_layer(layer_cls, **factory):
+    """An 8-wide layer of each kind, batch-first."""
+    if layer_cls is flashrnn.nn.RGLRU:
+        return layer_cls(8, batch_first=True, **factory)
+    if layer_cls in (flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM):
+        return layer_cls(8, 8, batch_first=True, **factory)
+    return layer_cls(8, num_heads=2, head_dim=4, batch_first=True, **factory)
+
+
 class Model(torch.nn.Module):
     def __init__(self, layer_cls):
         super().__init__()
-        self.rnn = layer_cls(8, num_heads=2, head_dim=4, batch_first=True)
+        self.rnn = make_layer(layer_cls)
         self.head = torch.nn.Linear(8, 3)
 
     def forward(self, x):
@@ -110,7 +119,11 @@ class Model(torch.nn.Module):
         return self.head(out[:, -1]) + last[0].sum()
 
 
-@pytest.mark.parametrize("layer_cls", [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman])
+ALL_LAYERS = [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman, flashrnn.nn.RGLRU,
+              flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM]
+
+
+@pytest.mark.parametrize("layer_cls", ALL_LAYERS)
 def test_torch_compile_fullgraph(layer_cls):
     torch._dynamo.reset()
     model = Model(layer_cls)
@@ -127,9 +140,10 @@ def test_torch_compile_fullgraph(layer_cls):
         torch.testing.assert_close(p.grad, g)
 
 
-def test_torch_compile_inductor():
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.LSTM, flashrnn.nn.RGLRU, flashrnn.nn.FlashLSTM])
+def test_torch_compile_inductor(layer_cls):
     torch._dynamo.reset()
-    model = Model(flashrnn.nn.LSTM)
+    model = Model(layer_cls)
     x = torch.randn(4, 6, 8)
     torch.testing.assert_close(torch.compile(model, fullgraph=True)(x), model(x))
 
@@ -147,6 +161,74 @@ def test_training_reduces_the_loss():
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_scan_and_newton_layers_continue_from_their_state(layer_cls, batch_first):
+    """Running a sequence in two halves, the second from the first's last state, is running it whole;
+    gradients reach the layer's parameters and the state."""
+    layer = make_layer(layer_cls, dtype=torch.float64)
+    layer.batch_first = batch_first
+    x = torch.randn((2, 9, 8) if batch_first else (9, 2, 8), dtype=torch.float64)
+    out, last = layer(x)
+    assert out.shape == x.shape
+    assert last.shape == ((2, 8) if layer_cls is flashrnn.nn.RGLRU else (layer.num_states, 2, 8))
+    cut = (slice(None), slice(0, 5)) if batch_first else (slice(0, 5),)
+    rest = (slice(None), slice(5, None)) if batch_first else (slice(5, None),)
+    first, middle = layer(x[cut])
+    middle = middle.detach().requires_grad_()
+    second, last2 = layer(x[rest], middle)
+    torch.testing.assert_close(torch.cat([first, second], dim=1 if batch_first else 0), out)
+    torch.testing.assert_close(last2, last)
+    (second.sum() + last2.sum()).backward()
+    assert middle.grad is not None and middle.grad.abs().max() > 0
+    assert all(p.grad is not None for p in layer.parameters())
+
+
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM])
+def test_newton_layers_report_statistics_and_agree_across_backends(layer_cls):
+    layer = layer_cls(5, 6, dtype=torch.float64)
+    x = torch.randn(30, 2, 5, dtype=torch.float64)
+    layer.backend = "sequential"
+    exact, exact_last = layer(x)
+    layer.backend, layer.max_iterations, layer.tolerance = "newton", 30, (1e-12, 0.0)
+    out, last, statistics = layer(x, return_statistics=True)
+    torch.testing.assert_close(out, exact)
+    torch.testing.assert_close(last, exact_last)
+    assert statistics.shape == (4,) and statistics[2] == 1 and statistics[1] <= 1e-12
+
+
+def test_rglru_layer_decay_starts_in_griffins_range():
+    layer = flashrnn.nn.RGLRU(64)
+    a = torch.exp(-torch.nn.functional.softplus(layer.lambda_))
+    assert layer.lambda_.dtype == torch.float32
+    assert a.min() >= 0.9 - 1e-6 and a.max() <= 0.999 + 1e-6
+
+
+@requires_cuda
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM])
+def test_cuda_scan_and_newton_layers_against_the_cpu(layer_cls):
+    layer = make_layer(layer_cls, dtype=torch.float64)
+    x = torch.randn(3, 50, 8, dtype=torch.float64)
+    expected, expected_last = layer(x)
+    layer = layer.float().cuda()
+    if hasattr(layer, "backend"):
+        layer.backend = "sequential"
+    out, last = layer(x.float().cuda())
+    torch.testing.assert_close(out.double().cpu(), expected, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(last.double().cpu(), expected_last, rtol=1e-4, atol=1e-4)
+    out.sum().backward()
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in layer.parameters())
+
+
+@requires_cuda
+@pytest.mark.parametrize("layer_cls", [flashrnn.nn.RGLRU, flashrnn.nn.FlashLSTM])
+def test_cuda_torch_compile_fullgraph_scan_and_newton_layers(layer_cls):
+    torch._dynamo.reset()
+    model = Model(layer_cls).cuda()
+    x = torch.randn(4, 64, 8, device="cuda")
+    torch.testing.assert_close(torch.compile(model, fullgraph=True)(x), model(x), rtol=1e-4, atol=1e-4)
 
 
 @requires_cuda

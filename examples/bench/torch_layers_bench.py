@@ -1,0 +1,195 @@
+"""Torch-level benchmark of flashrnn.nn.LSTM against torch.nn.LSTM (cuDNN), and the per-call overhead
+of the Python op over the C++ call. Needs a CUDA device and the flashrnn package (with CUDA).
+
+    python examples/bench/torch_layers_bench.py                        # the paper's shapes, a table
+    python examples/bench/torch_layers_bench.py --csv out.csv --quick  # fewer batches, and a CSV
+
+Layers: flashrnn.nn.LSTM (input projection inside, backends fused / alternating / automatic) with
+hidden 768 as 12 heads x 64 and 1 head x 768, against torch.nn.LSTM(768, 768) (cuDNN; one head of 768:
+cuDNN has no head-wise LSTM), batch_first input [B, T, 768], fp16 and bf16. B = 16, T = 1024, and a
+batch sweep 2 .. 256. "fwd" is the forward under torch.no_grad(); "fwd+bwd" the forward and
+out.sum().backward() (gradients of the input and every parameter). Times: CUDA events around each
+call, after --warmup calls (backend choice, NVRTC compilation, allocator), the median of --iters.
+
+Overhead (the issue's "per-call overhead of the Python op over the C++ call"): the recurrence alone
+(no projection) at each shape, forward, no autograd, through
+  op   torch.ops.flashrnn.rnn_forward(...)            (output allocation, workspace query and
+                                                       allocation, argument checks, dispatch)
+  raw  flashrnn._core.rnn_forward(...)                 (the C++ call with the same pointers, outputs
+                                                       and workspace allocated once beforehand)
+each timed as --iters calls back to back between two CUDA events (so host time that the GPU hides
+behind running kernels is not counted, as in training) and as host time per call (time.perf_counter,
+no synchronisation inside the loop). overhead = (op - raw) / raw of the GPU-side time per call.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+
+import torch
+
+BACKENDS = ("fused", "alternating", "automatic")
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def median_ms(run, warmup: int, iters: int) -> float:
+    """Median of `iters` CUDA-event timings of run(), after `warmup` calls."""
+    for _ in range(warmup):
+        run()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def layer_runs(layer, x):
+    def forward():
+        with torch.no_grad():
+            layer(x)
+
+    def forward_backward():
+        out = layer(x)[0]
+        out.sum().backward()
+        layer.zero_grad(set_to_none=True)
+        x.grad = None
+
+    return forward, forward_backward
+
+
+def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
+    import flashrnn
+
+    dtype = DTYPES[dtype_name]
+    hidden = heads * head_dim
+    x = torch.randn(batch, args.T, hidden, device="cuda", dtype=dtype, requires_grad=True)
+    candidates = [(f"flashrnn {backend}", lambda b=backend: flashrnn.nn.LSTM(
+        hidden, heads, head_dim, batch_first=True, backend=b, device="cuda", dtype=dtype)) for backend in BACKENDS]
+    candidates.append(("torch.nn.LSTM cuDNN", lambda: torch.nn.LSTM(hidden, hidden, batch_first=True, device="cuda",
+                                                                     dtype=dtype)))
+    for name, make in candidates:
+        row = {"dtype": dtype_name, "heads": heads, "head_dim": head_dim, "B": batch, "T": args.T, "layer": name}
+        try:
+            layer = make()
+            forward, forward_backward = layer_runs(layer, x)
+            row["fwd_ms"] = median_ms(forward, args.warmup, args.iters)
+            row["fwd_bwd_ms"] = median_ms(forward_backward, args.warmup, args.iters)
+        except (flashrnn.Error, torch.cuda.OutOfMemoryError) as error:  # e.g. no fused tiling for 1x768
+            row["note"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+            torch.cuda.empty_cache()
+        rows.append(row)
+        print_row(row)
+
+
+def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
+    """The Python op against the raw C++ call with the same pointers (see the module docstring)."""
+    import flashrnn
+    from flashrnn import _core, _ops
+
+    dtype = DTYPES[dtype_name]
+    x = torch.randn(args.T, batch, 4, heads, head_dim, device="cuda", dtype=dtype)
+    R = torch.randn(4, heads, head_dim, head_dim, device="cuda", dtype=dtype) / head_dim**0.5
+    b = torch.zeros(4, heads, head_dim, device="cuda", dtype=dtype)
+    s0 = torch.zeros(2, batch, heads, head_dim, device="cuda", dtype=dtype)
+    sizes = (args.T, batch, heads, head_dim)
+    device = x.device
+    for backend in BACKENDS:
+        row = {"dtype": dtype_name, "heads": heads, "head_dim": head_dim, "B": batch, "T": args.T,
+               "layer": f"overhead {backend}"}
+        try:
+            def op():
+                torch.ops.flashrnn.rnn_forward("lstm", x, R, b, s0, False, backend, "full", 0.0, False)
+
+            states, last_state, _ = _ops._rnn_forward_outputs("lstm", x, False, False)
+            name = _ops._dtype_name(dtype)
+            workspace_bytes = _core.rnn_workspace_bytes("lstm", name, sizes, False, backend, False, device.index)
+            workspace = torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device)
+            arguments = ("lstm", sizes, False, backend, *(_ops._device_tensor(t) for t in (x, R, b, s0, states,
+                                                                                             last_state)),
+                         None, workspace.data_ptr(), workspace_bytes, device.index, _ops._stream(device))
+
+            def raw():
+                _core.rnn_forward(*arguments)
+
+            with torch.no_grad():
+                for label, run in (("op", op), ("raw", raw)):
+                    row[f"{label}_gpu_ms"] = median_ms(lambda: [run() for _ in range(args.calls)],
+                                                       args.warmup, args.iters) / args.calls
+                    torch.cuda.synchronize()
+                    start = time.perf_counter()
+                    for _ in range(args.calls):
+                        run()
+                    row[f"{label}_host_us"] = (time.perf_counter() - start) / args.calls * 1e6
+                    torch.cuda.synchronize()
+            row["overhead_pct"] = 100.0 * (row["op_gpu_ms"] - row["raw_gpu_ms"]) / row["raw_gpu_ms"]
+        except flashrnn.Error as error:
+            row["note"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+        rows.append(row)
+        print_row(row)
+
+
+COLUMNS = ["dtype", "heads", "head_dim", "B", "T", "layer", "fwd_ms", "fwd_bwd_ms", "op_gpu_ms", "raw_gpu_ms",
+           "overhead_pct", "op_host_us", "raw_host_us", "note"]
+
+
+def print_row(row):
+    cells = []
+    for column in COLUMNS:
+        value = row.get(column, "")
+        cells.append(f"{value:.3f}" if isinstance(value, float) else str(value))
+    print(" | ".join(cells), flush=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--T", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=16, help="the batch of the main table")
+    parser.add_argument("--batches", default="2,4,8,16,32,64,128,256", help="the batch sweep")
+    parser.add_argument("--shapes", default="12x64,1x768", help="hidden as heads x head_dim")
+    parser.add_argument("--dtypes", default="fp16,bf16")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=10, help="back-to-back calls per overhead timing")
+    parser.add_argument("--quick", action="store_true", help="batches 2, 16, 256 and fewer iterations")
+    parser.add_argument("--csv", help="also write the rows to this CSV file")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("torch_layers_bench: needs a CUDA device (torch.cuda.is_available() is False); nothing measured")
+        return 0
+    import flashrnn
+
+    if not flashrnn.built_with_cuda():
+        print("torch_layers_bench: flashrnn was built without CUDA; nothing measured")
+        return 0
+    if args.quick:
+        args.batches, args.iters, args.warmup = "2,16,256", 5, 2
+    shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    batches = sorted({args.batch, *(int(b) for b in args.batches.split(","))})
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, T={args.T}; times in ms (median of "
+          f"{args.iters} after {args.warmup} warm-up calls), host in us per call")
+    print(" | ".join(COLUMNS))
+    rows: list[dict] = []
+    for dtype_name in args.dtypes.split(","):
+        for heads, head_dim in shapes:
+            for batch in batches:
+                bench_layers(args, dtype_name, heads, head_dim, batch, rows)
+                bench_overhead(args, dtype_name, heads, head_dim, batch, rows)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"# wrote {len(rows)} rows to {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
