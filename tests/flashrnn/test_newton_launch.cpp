@@ -28,7 +28,8 @@ TEST_CASE("newton launch: the model's choice is compiled, within the limits, and
                             CHECK(is_compiled(kernel, r.config));
                             CHECK(r.config.threads_per_block <= limits.max_threads_per_block);
                             CHECK(r.config.threads_per_block % limits.warp_size == 0);
-                            CHECK(r.tile == std::int64_t{r.config.elements_per_thread} * r.config.threads_per_block);
+                            CHECK(r.tile ==
+                                  std::int64_t{r.config.elements_per_thread} * r.config.threads_per_block);
                             CHECK(r.segment_length == r.max_sequential_steps * r.tile);
                             CHECK(r.segments >= 1);
                             CHECK(r.segments <= kReductionMaxSegments);
@@ -90,7 +91,8 @@ TEST_CASE("newton launch: an impossible device is a TilingError naming its confl
 
 TEST_CASE("newton launch: the cost model at the issue's corners, from bandwidth and SMs") {
     const DeviceLimits h100 = preset("h100");
-    const newton::Problem narrow{newton::Cell::flash_gru, DType::fp32, {.time_steps = 65536, .batch = 1, .units = 256}};
+    const newton::Problem narrow{
+        newton::Cell::flash_gru, DType::fp32, {.time_steps = 65536, .batch = 1, .units = 256}};
     const newton::CostEstimate cost = newton::estimate_cost(h100, narrow, {});
     CHECK(cost.bandwidth == doctest::Approx(0.8 * 3.35e12));
     // The sequential chain: 65536 steps of 0.2 us in one wave (256 threads).
@@ -99,7 +101,8 @@ TEST_CASE("newton launch: the cost model at the issue's corners, from bandwidth 
     // A device with half the bandwidth: bandwidth-bound estimates double.
     DeviceLimits slow = h100;
     slow.memory_bandwidth /= 2;
-    const newton::Problem wide{newton::Cell::flash_gru, DType::fp32, {.time_steps = 512, .batch = 32, .units = 2048}};
+    const newton::Problem wide{
+        newton::Cell::flash_gru, DType::fp32, {.time_steps = 512, .batch = 32, .units = 2048}};
     const newton::CostEstimate fast_cost = newton::estimate_cost(h100, wide, {});
     const newton::CostEstimate slow_cost = newton::estimate_cost(slow, wide, {});
     CHECK(slow_cost.newton_forward.bytes == fast_cost.newton_forward.bytes);
