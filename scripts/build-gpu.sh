@@ -8,13 +8,13 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCONSTRINT_BUILD_PYTHON=OFF -DFLASHRNN_CUDA=ON >/dev/null
 targets=(flashrnn_gpu_tests flashrnn_cli)
-for t in alternating_bench scan_bench; do
+for t in alternating_bench scan_bench newton_bench; do
   if cmake --build build-gpu --target help | grep -q "^$t:"; then targets+=("$t"); fi
 done
 cmake --build build-gpu --parallel "$(nproc)" --target "${targets[@]}"
 mkdir -p gpu-bin
 cp build-gpu/tests/gpu/flashrnn_gpu_tests build-gpu/flashrnn/flashrnn gpu-bin/
-for t in alternating_bench scan_bench; do
+for t in alternating_bench scan_bench newton_bench; do
   [ -f "build-gpu/examples/bench/$t" ] && cp "build-gpu/examples/bench/$t" gpu-bin/
 done
 ls -la gpu-bin

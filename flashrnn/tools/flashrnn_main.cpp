@@ -24,15 +24,22 @@ usage:
       print the launch configuration the solver picks (or why none exists: exit status 1)
   flashrnn tune --kernel SCAN --length L [--gpu GPU] [--dtype DTYPE] [--sequences N] [--aligned yes|no]
       the scan kernels' configuration (SCAN: linrec or rglru; GPU: 'device' when present, else h100_sxm)
+  flashrnn tune --kernel newton-gru|newton-lstm --units D --batch B --steps T [--gpu GPU] [--dtype DTYPE]
+                [--iterations N]
+      the Newton reduction's launch and the cost model's choice between Newton and the sequential kernel
   flashrnn run --cell CELL --heads NH --head-dim DH --batch B --steps T [--backend BACKEND] [--dtype DTYPE]
       run forward and backward on random data and print the time
-  flashrnn run --cell NEWTON_CELL --units D --batch B --steps T [--iterations N] [--backend reference]
-      the Newton solver against the sequential forward, and the backward, on random data (CPU float64;
-      exit status 1 if Newton's states differ from the sequential ones by more than 1e-6)
+  flashrnn run --cell NEWTON_CELL --units D --batch B --steps T [--iterations N] [--backend NEWTON_BACKEND]
+             [--dtype fp32|bf16]
+      reference: the Newton solver against the sequential forward, and the backward, on random data (CPU
+      float64; exit status 1 if Newton's states differ from the sequential ones by more than 1e-6);
+      newton, sequential or automatic: on the GPU, checked against the float64 references (exit status 1
+      if they disagree)
 
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   NEWTON_CELL  flash_gru or flash_lstm (diagonal cells solved by Newton's method over the sequence)
+  NEWTON_BACKEND  reference (default), newton, sequential or automatic (the cost model's choice)
   DTYPE    bf16 (default), fp16 or fp32
   BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64), alternating or
            fused (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
@@ -119,7 +126,7 @@ int tune_scan(std::map<std::string, std::string> options) {
     const std::string aligned = take(options, "aligned", "yes");
     no_options_left(options);
     if (kernel != "linrec" && kernel != "rglru")
-        throw UsageError("unknown scan kernel '" + kernel + "' (linrec or rglru)");
+        throw UsageError("unknown scan kernel '" + kernel + "' (linrec, rglru, newton-gru or newton-lstm)");
     if (aligned != "yes" && aligned != "no")
         throw UsageError("--aligned must be yes or no, got '" + aligned + "'");
     const int bytes = flashrnn::bytes_of(flashrnn::parse_dtype(dtype));
@@ -141,7 +148,72 @@ int tune_scan(std::map<std::string, std::string> options) {
     return 0;
 }
 
+void print_pass_cost(const char* what, const flashrnn::newton::PassCost& cost, double bandwidth) {
+    std::printf("  %-19s %9.3f ms = max(%.4g GB / %.0f GB/s = %.3f ms, chain %.3f ms) + %d launches x 4 us\n",
+                what, cost.seconds * 1e3, cost.bytes / 1e9, bandwidth / 1e9, cost.bytes / bandwidth * 1e3,
+                cost.latency_seconds * 1e3, cost.launches);
+}
+
+// `tune --kernel newton-gru|newton-lstm`: the reduction's launch (the ConstrINT model) and the cost
+// model's estimates of both backends, with the automatic choice.
+int tune_newton(std::map<std::string, std::string> options) {
+    namespace newton = flashrnn::newton;
+    const std::string kernel = take(options, "kernel");
+    const newton::Shape shape{.time_steps = take_positive(options, "steps"),
+                              .batch = take_positive(options, "batch"),
+                              .units = take_positive(options, "units")};
+    const std::string gpu = take(options, "gpu", flashrnn::cuda_device_available() ? "device" : "h100_sxm");
+    const flashrnn::DType dtype = flashrnn::parse_dtype(take(options, "dtype", "fp32"));
+    const std::int64_t iterations = options.count("iterations") ? take_positive(options, "iterations") : 3;
+    no_options_left(options);
+    if (iterations > 1000) throw UsageError("--iterations must be at most 1000");
+    if (dtype != flashrnn::DType::fp32 && dtype != flashrnn::DType::bf16)
+        throw UsageError("--dtype must be fp32 or bf16 for the Newton solvers");
+    const newton::Cell cell = kernel == "newton-gru" ? newton::Cell::flash_gru : newton::Cell::flash_lstm;
+    newton::validate("tune", shape);
+    const flashrnn::DeviceLimits limits =
+        gpu == "device" ? flashrnn::device_limits_of(0) : flashrnn::preset(gpu);
+    const newton::Problem problem{cell, dtype, shape};
+    newton::Options solve;
+    solve.max_iterations = static_cast<int>(iterations);
+    const auto start = std::chrono::steady_clock::now();
+    const flashrnn::ReductionLaunch r = newton::solver_reduction_launch(limits, problem);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const newton::CostEstimate cost = newton::estimate_cost(limits, problem, solve);
+    std::printf("gpu: %s (%d SMs, %.0f GB/s peak memory bandwidth)\n", limits.name.c_str(), limits.sm_count,
+                limits.memory_bandwidth / 1e9);
+    std::printf("%s: %s, %lld sequences, %lld Newton iterations\n", kernel.c_str(),
+                newton::to_string(problem).c_str(), static_cast<long long>(shape.sequences()),
+                static_cast<long long>(iterations));
+    std::printf("reduction (%s, fp32 Jacobians and residuals): %s; %lld segments per sequence of "
+                "max_sequential_steps %lld tiles (%lld blocks, %d launches, workspace %zu bytes) "
+                "(solved in %.2f ms)\n",
+                std::string(flashrnn::to_string(newton::reduction_kernel(cell))).c_str(),
+                flashrnn::describe(r.config).c_str(), static_cast<long long>(r.segments),
+                static_cast<long long>(r.max_sequential_steps),
+                static_cast<long long>(r.segments * shape.sequences()), r.launches(), r.workspace_bytes, ms);
+    std::printf("cost model (estimates; bandwidth %.0f GB/s assumed, chains of sequential steps and of the "
+                "reduction's tiles):\n",
+                cost.bandwidth / 1e9);
+    print_pass_cost("newton forward", cost.newton_forward, cost.bandwidth);
+    print_pass_cost("sequential forward", cost.sequential_forward, cost.bandwidth);
+    print_pass_cost("newton backward", cost.newton_backward, cost.bandwidth);
+    print_pass_cost("sequential backward", cost.sequential_backward, cost.bandwidth);
+    const newton::Backend choice = newton::choose_backend(limits, problem, solve);
+    const bool newton_wins = choice == newton::Backend::newton;
+    std::printf("automatic: %s (forward estimate %.3f ms against %.3f ms, %.2fx)\n",
+                std::string(newton::to_string(choice)).c_str(),
+                (newton_wins ? cost.newton_seconds : cost.sequential_seconds) * 1e3,
+                (newton_wins ? cost.sequential_seconds : cost.newton_seconds) * 1e3,
+                newton_wins ? cost.sequential_seconds / cost.newton_seconds
+                            : cost.newton_seconds / cost.sequential_seconds);
+    return 0;
+}
+
 int tune(std::map<std::string, std::string> options) {
+    if (options.count("kernel") && (options["kernel"] == "newton-gru" || options["kernel"] == "newton-lstm"))
+        return tune_newton(std::move(options));
     if (options.count("kernel")) return tune_scan(std::move(options));
     const std::string gpu = take(options, "gpu");
     const flashrnn::Cell cell = flashrnn::parse_cell(take(options, "cell"));
@@ -191,13 +263,19 @@ int run_newton(flashrnn::newton::Cell cell, std::map<std::string, std::string> o
                               .units = take_positive(options, "units")};
     const std::int64_t iterations = options.count("iterations") ? take_positive(options, "iterations") : 3;
     const std::string backend = take(options, "backend", "reference");
+    const flashrnn::DType dtype = flashrnn::parse_dtype(take(options, "dtype", "fp32"));
     no_options_left(options);
-    if (backend != "reference")
+    if (backend != "reference" && backend != "newton" && backend != "sequential" && backend != "automatic")
         throw UsageError("unknown backend '" + backend + "' for run --cell " +
                          std::string(newton::to_string(cell)) +
-                         " (only reference until the Newton GPU kernels exist)");
+                         " (reference, newton, sequential or automatic)");
     if (iterations > 1000) throw UsageError("--iterations must be at most 1000");
     newton::validate("run", shape);
+    if (backend != "reference")
+        return flashrnn::tools::run_newton_gpu_backend(newton::parse_backend(backend), {cell, dtype, shape},
+                                                       static_cast<int>(iterations));
+    if (dtype != flashrnn::DType::fp32)
+        throw UsageError("the reference backend computes in float64: --dtype is for the GPU backends");
     const newton::CellInfo info = newton::cell_info(cell);
     std::mt19937_64 rng(42);
     // Parameters within the paper's clip (|a| <= 0.5, App. C.1).

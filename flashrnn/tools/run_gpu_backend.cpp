@@ -144,10 +144,111 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     return states_error <= tolerance && gradient_error <= tolerance ? 0 : 1;
 }
 
+int run_newton_gpu_backend(newton::Backend backend, const newton::Problem& problem, int iterations) {
+    if (!cuda_device_available())
+        throw std::runtime_error("the " + std::string(newton::to_string(backend)) +
+                                 " backend needs a CUDA device; none is present");
+    const newton::CellInfo info = newton::cell_info(problem.cell);
+    const newton::Shape& shape = problem.shape;
+    const DType dtype = problem.dtype;
+    newton::Options options;
+    options.backend = backend;
+    options.max_iterations = iterations;
+    const newton::Backend chosen = newton::resolve_backend(problem, options);
+    const auto inputs_sizes = newton::inputs_shape(info, shape).sizes();
+    const auto parameter_sizes = newton::parameters_shape(info, shape).sizes();
+    const auto state_sizes = newton::state_shape(info, shape).sizes();
+    const auto sequence_sizes = newton::state_sequence_shape(info, shape).sizes();
+    std::mt19937_64 rng(42);
+    const std::vector<double> inputs =
+        rounded_to(dtype, random_values(count(inputs_sizes.product()), 1.0, rng));
+    const std::vector<double> parameters =
+        rounded_to(DType::fp32, random_values(count(parameter_sizes.product()), 0.5, rng));
+    const std::vector<double> h0 =
+        rounded_to(DType::fp32, random_values(count(state_sizes.product()), 0.5, rng));
+    const std::vector<double> d_states =
+        rounded_to(dtype, random_values(count(sequence_sizes.product()), 1.0, rng));
+    const DeviceTensor d_in(dtype, inputs), d_p(DType::fp32, parameters), d_h0(DType::fp32, h0);
+    const DeviceTensor d_up(dtype, d_states);
+    DeviceTensor states(dtype, count(sequence_sizes.product())), last(DType::fp32, h0.size());
+    DeviceTensor statistics(DType::fp32, newton::kStatisticsElements);
+    DeviceTensor d_inputs(dtype, inputs.size()), d_parameters(DType::fp32, parameters.size()),
+        d_initial(DType::fp32, h0.size());
+    const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
+    const std::size_t bw_bytes = newton::backward_workspace_bytes(problem, options);
+    const DeviceTensor fw(DType::fp32, fw_bytes / 4 + 1), bw(DType::fp32, bw_bytes / 4 + 1);
+    const newton::ForwardArgs forward_args{
+        d_in.view(inputs_sizes),       d_p.view(parameter_sizes),
+        d_h0.view(state_sizes),        states.view(sequence_sizes),
+        last.view(state_sizes),        statistics.view({newton::kStatisticsElements}),
+        Workspace{fw.data(), fw_bytes}};
+    const newton::BackwardArgs backward_args{d_in.view(inputs_sizes),     d_p.view(parameter_sizes),
+                                             d_h0.view(state_sizes),      states.view(sequence_sizes),
+                                             d_up.view(sequence_sizes),   ConstTensorView{},
+                                             d_inputs.view(inputs_sizes), d_parameters.view(parameter_sizes),
+                                             d_initial.view(state_sizes), Workspace{bw.data(), bw_bytes}};
+    cudaEvent_t start, mid, stop;
+    ok(cudaEventCreate(&start), "cudaEventCreate");
+    ok(cudaEventCreate(&mid), "cudaEventCreate");
+    ok(cudaEventCreate(&stop), "cudaEventCreate");
+    auto pass = [&] {
+        ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
+        newton::forward(problem, forward_args, options, nullptr);
+        ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
+        newton::backward(problem, backward_args, options, nullptr);
+        ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+        ok(cudaEventSynchronize(stop), "newton backend");
+    };
+    pass(); // warm-up: the launch model is solved here
+    pass();
+    float forward_ms = 0, backward_ms = 0;
+    ok(cudaEventElapsedTime(&forward_ms, start, mid), "cudaEventElapsedTime");
+    ok(cudaEventElapsedTime(&backward_ms, mid, stop), "cudaEventElapsedTime");
+    cudaEventDestroy(start);
+    cudaEventDestroy(mid);
+    cudaEventDestroy(stop);
+
+    const reference::NewtonInputs in{{inputs, sizes_of(newton::inputs_shape(info, shape))},
+                                     {parameters, sizes_of(newton::parameters_shape(info, shape))},
+                                     ConstHostView{h0, sizes_of(newton::state_shape(info, shape))}};
+    const reference::NewtonForwardResult fwd = reference::newton_sequential_forward(problem.cell, shape, in);
+    // The backward's reference at the GPU's states (the backward is linear in them: eq. 6).
+    const std::vector<double> gpu_states = states.download();
+    const reference::NewtonGradients bwd = reference::newton_backward(
+        problem.cell, shape,
+        {in, ConstHostView{gpu_states, sizes_of(newton::state_sequence_shape(info, shape))},
+         ConstHostView{d_states, sizes_of(newton::state_sequence_shape(info, shape))}, std::nullopt});
+    const std::vector<double> stats = statistics.download();
+    const double tolerance = dtype == DType::fp32 ? 1e-4 : 2e-2;
+    const double states_error = relative_error(gpu_states, fwd.states.values);
+    double gradient_error = relative_error(d_inputs.download(), bwd.d_inputs.values);
+    gradient_error =
+        std::max(gradient_error, relative_error(d_parameters.download(), bwd.d_parameters.values));
+    gradient_error =
+        std::max(gradient_error, relative_error(d_initial.download(), bwd.d_initial_state.values));
+    std::printf("%s, %s, %s (GPU %s, %s %s): forward %.3f ms (%g iterations, max residual %.3g%s), backward "
+                "%.3f ms\n",
+                std::string(info.name).c_str(), newton::to_string(shape).c_str(),
+                std::string(newton::to_string(chosen)).c_str(), std::string(to_string(dtype)).c_str(),
+                backend == newton::Backend::automatic ? "chosen by" : "asked as",
+                std::string(newton::to_string(backend)).c_str(), forward_ms, stats[newton::iterations_slot],
+                stats[newton::max_residual_slot], stats[newton::non_finite_slot] != 0 ? ", NON-FINITE" : "",
+                backward_ms);
+    std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
+                "gradients %.2e (tolerance %.0e)\n",
+                states_error, gradient_error, tolerance);
+    return states_error <= tolerance && gradient_error <= tolerance ? 0 : 1;
+}
+
 #else
 
 int run_gpu_backend(GpuBackend, Cell, const ProblemShape&, DType) {
     throw std::runtime_error("the GPU backends need FlashRNN built with CUDA (nvcc was not found)");
+}
+
+int run_newton_gpu_backend(newton::Backend backend, const newton::Problem&, int) {
+    throw std::runtime_error("the " + std::string(newton::to_string(backend)) +
+                             " backend needs FlashRNN built with CUDA (nvcc was not found)");
 }
 
 #endif

@@ -1,7 +1,9 @@
-// The automatic choice between the Newton and the sequential GPU backends: a cost model of estimates
-// (not yet measured; the benchmark of issue 16 is to replace them), host-only so that it is tested
-// without a GPU.
+// The automatic choice between the Newton and the sequential GPU backends: a cost model over the device
+// limits (bandwidth, SMs, resident threads) and the reduction's launch (scan_launch.hpp), host-only so
+// that it is tested without a GPU. Its latency constants are estimates, not measurements yet:
+// examples/bench/newton_bench.cpp prints the choice against the measured times, to replace them.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "flashrnn/newton/passes.hpp"
@@ -9,33 +11,96 @@
 namespace flashrnn::newton {
 namespace {
 
-// Assumed device bandwidth (bytes/s) and latencies. The sequential kernel's step is a chain of
-// dependent transcendental functions (about 0.2 us); a launch costs a few microseconds.
-constexpr double kBandwidth = 2.0e12;
+// The fraction of the peak DRAM bandwidth a streaming kernel reaches (H100: cudaMemcpy device to device
+// 3004 GB/s of 3350 peak, the scans 90-97% of that, docs/benchmarks.md), and the bandwidth assumed
+// where DeviceLimits does not know it.
+constexpr double kAchievedBandwidthFraction = 0.8;
+constexpr double kUnknownBandwidth = 2.0e12;
+// Latencies (estimates): a step of the sequential kernel is a chain of dependent transcendental
+// functions after a load (about 0.2 us; its backward about twice that); a block scans a tile of the
+// reduction in about 1 us (its loads are pipelined: a scan through registers, shuffles and shared
+// memory); a launch costs a few microseconds.
 constexpr double kSequentialStepSeconds = 0.2e-6;
+constexpr double kSequentialBackwardStepSeconds = 0.4e-6;
+constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
+
+PassCost finish(PassCost cost, double bandwidth) {
+    cost.seconds = std::max(cost.bytes / bandwidth, cost.latency_seconds) + cost.launches * kLaunchSeconds;
+    return cost;
+}
 
 } // namespace
 
+ScanKernel reduction_kernel(Cell cell) {
+    return cell_info(cell).num_states == 2 ? ScanKernel::newton_reduce_2x2
+                                           : ScanKernel::newton_reduce_diagonal;
+}
+
+ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Problem& problem) {
+    // The solvers reduce their own fp32 buffers (Jacobians, residuals), whatever the problem's dtype.
+    return choose_reduction_launch(limits, reduction_kernel(problem.cell),
+                                   {problem.shape.sequences(), problem.shape.time_steps, 4, false, false});
+}
+
 CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, const Options& options) {
     const CellInfo cell = cell_info(problem.cell);
-    const double elements = static_cast<double>(problem.shape.sequences()) * problem.shape.time_steps;
-    const double element_bytes = bytes_of(problem.dtype);
-    const double S = cell.num_states, G = cell.num_gates;
-    // Sequential: the inputs read and the states written once, or the step latency per wave of threads.
-    const double resident = std::max(1.0, double(limits.sm_count) * std::max(1, limits.max_threads_per_sm));
-    const double waves = std::max(1.0, static_cast<double>(problem.shape.sequences()) / resident);
-    const double sequential_bytes = elements * (G + S) * element_bytes;
-    const double sequential =
-        std::max(sequential_bytes / kBandwidth, waves * problem.shape.time_steps * kSequentialStepSeconds);
-    // Newton (unfused): per evaluation the inputs, the fp32 iterate, Jacobians and residuals (assembly),
-    // per iteration the reduction's Jacobians, residuals and the iterate read and written.
-    const double evaluation = elements * (G * element_bytes + 4 * (S + S * S + S));
-    const double reduction = elements * 4 * (S * S + 3 * S);
+    CostEstimate cost;
+    cost.bandwidth = (limits.memory_bandwidth > 0 ? limits.memory_bandwidth : kUnknownBandwidth) *
+                     kAchievedBandwidthFraction;
+    cost.reduction = solver_reduction_launch(limits, problem);
+    const double sequences = static_cast<double>(problem.shape.sequences());
+    const double T = static_cast<double>(problem.shape.time_steps);
+    const double N = sequences * T; // elements of one state row
+    const double e = bytes_of(problem.dtype), S = cell.num_states, G = cell.num_gates;
+
+    // Sequential: one thread per sequence; the inputs read and the states written once, or the chain of
+    // T steps per wave of resident threads, whichever is longer.
+    const double resident_threads =
+        std::max(1.0, double(limits.sm_count) * std::max(1, limits.max_threads_per_sm));
+    const double thread_waves = std::ceil(sequences / resident_threads);
+    cost.sequential_forward.bytes = N * (G * e + S * e);
+    cost.sequential_forward.latency_seconds = thread_waves * T * kSequentialStepSeconds;
+    cost.sequential_forward.launches = 1;
+    // Backward: inputs, states, their gradients read; the inputs' gradients written.
+    cost.sequential_backward.bytes = N * (2 * G * e + 2 * S * e);
+    cost.sequential_backward.latency_seconds = thread_waves * T * kSequentialBackwardStepSeconds;
+    cost.sequential_backward.launches = 1;
+
+    // Newton (unfused): the initial guess (inputs read, fp32 iterate written), per iteration an
+    // evaluation (inputs and iterate read, Jacobians and residuals written) and a reduction (Jacobians,
+    // residuals and the iterate read, the iterate written), a last evaluation writing the states. The
+    // reduction's chain: the tiles a block scans in turn, per wave of resident blocks.
+    const ReductionLaunch& r = cost.reduction;
+    const double blocks = sequences * static_cast<double>(r.segments);
+    const int blocks_per_sm = std::max(
+        1, std::min(limits.max_blocks_per_sm, limits.max_threads_per_sm / r.config.threads_per_block));
+    const double block_waves = std::ceil(blocks / std::max(1.0, double(limits.sm_count) * blocks_per_sm));
+    const double reduction_chain =
+        block_waves * static_cast<double>(r.max_sequential_steps) * kReductionTileSeconds;
     const double iterations = options.max_iterations;
-    const double newton_bytes = (iterations + 1) * evaluation + iterations * reduction;
-    const double launches = 2 + 3 * iterations;
-    return {newton_bytes / kBandwidth + launches * kLaunchSeconds, sequential + kLaunchSeconds};
+    const double initial = N * (G * e + 4 * S);
+    const double evaluation = N * (G * e + 4 * S + 4 * S * S + 4 * S);
+    const double reduction = N * 4 * (S * S + 3 * S);
+    const double last = N * (G * e + 4 * S + S * e);
+    cost.newton_forward.bytes = initial + iterations * (evaluation + reduction) + last;
+    cost.newton_forward.latency_seconds = iterations * reduction_chain;
+    cost.newton_forward.launches = static_cast<int>(2 + iterations * (1 + r.launches()));
+    // Backward (eq. 6): the system (inputs, states, their gradients read; J^T and the right-hand sides
+    // written), one reverse reduction in place, the gradients (inputs, states, carries read; the
+    // inputs' gradients written).
+    cost.newton_backward.bytes = N * (G * e + 2 * S * e + 4 * S * S + 4 * S) + N * 4 * (S * S + 2 * S) +
+                                 N * (2 * G * e + S * e + 4 * S);
+    cost.newton_backward.latency_seconds = reduction_chain;
+    cost.newton_backward.launches = 2 + r.launches();
+
+    cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
+    cost.newton_backward = finish(cost.newton_backward, cost.bandwidth);
+    cost.sequential_forward = finish(cost.sequential_forward, cost.bandwidth);
+    cost.sequential_backward = finish(cost.sequential_backward, cost.bandwidth);
+    cost.newton_seconds = cost.newton_forward.seconds;
+    cost.sequential_seconds = cost.sequential_forward.seconds;
+    return cost;
 }
 
 Backend choose_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {

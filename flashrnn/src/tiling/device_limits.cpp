@@ -56,18 +56,22 @@ DeviceLimits architecture(int major, int minor) {
     return limits;
 }
 
-DeviceLimits product(std::string_view name, int major, int minor, int sm_count, std::int64_t l2_cache_bytes) {
+DeviceLimits product(std::string_view name, int major, int minor, int sm_count, std::int64_t l2_cache_bytes,
+                     double memory_bandwidth) {
     DeviceLimits limits = architecture(major, minor);
     limits.name = std::string(name);
     limits.sm_count = sm_count;
     limits.l2_cache_bytes = l2_cache_bytes;
+    limits.memory_bandwidth = memory_bandwidth;
     return limits;
 }
 
 // Product facts (SM count, L2 size) from NVIDIA's whitepapers and data sheets: H100 SXM5 132 SMs and
 // 50 MB L2 (Hopper whitepaper); H200 is the same GH100 configuration; A100 108 SMs, 40 MB L2 (Ampere
 // A100 whitepaper); A40 84 SMs and RTX 3090 82 SMs, GA102 with 6 MB L2 (Ampere GA102 whitepaper); L4
-// 58 SMs (7424 CUDA cores / 128 per SM) and 48 MB L2 (Ada AD104).
+// 58 SMs (7424 CUDA cores / 128 per SM) and 48 MB L2 (Ada AD104). Peak memory bandwidth from the product
+// data sheets: H100 SXM5 3.35 TB/s, H200 4.8 TB/s, A100 80GB SXM 2.039 TB/s, A40 696 GB/s, RTX 3090
+// 936 GB/s, L4 300 GB/s.
 constexpr std::array<std::string_view, 6> names{"h100_sxm", "h200", "a100_80gb", "a40", "rtx3090", "l4"};
 
 } // namespace
@@ -96,12 +100,12 @@ DeviceLimits preset(std::string_view name) {
     // Short names, as the tiling models and most people say them.
     if (name == "h100") name = "h100_sxm";
     if (name == "a100") name = "a100_80gb";
-    if (name == "h100_sxm") return product(name, 9, 0, 132, 50 * MiB);
-    if (name == "h200") return product(name, 9, 0, 132, 50 * MiB);
-    if (name == "a100_80gb") return product(name, 8, 0, 108, 40 * MiB);
-    if (name == "a40") return product(name, 8, 6, 84, 6 * MiB);
-    if (name == "rtx3090") return product(name, 8, 6, 82, 6 * MiB);
-    if (name == "l4") return product(name, 8, 9, 58, 48 * MiB);
+    if (name == "h100_sxm") return product(name, 9, 0, 132, 50 * MiB, 3.35e12);
+    if (name == "h200") return product(name, 9, 0, 132, 50 * MiB, 4.8e12);
+    if (name == "a100_80gb") return product(name, 8, 0, 108, 40 * MiB, 2.039e12);
+    if (name == "a40") return product(name, 8, 6, 84, 6 * MiB, 696e9);
+    if (name == "rtx3090") return product(name, 8, 6, 82, 6 * MiB, 936e9);
+    if (name == "l4") return product(name, 8, 9, 58, 48 * MiB, 300e9);
     std::string valid;
     for (std::string_view known : names)
         valid += (valid.empty() ? "" : ", ") + std::string(known);
@@ -126,6 +130,7 @@ std::string describe(const DeviceLimits& l) {
     text += line("blocks per SM", l.max_blocks_per_sm);
     text += line("warp size", l.warp_size);
     text += line("L2 cache (bytes)", l.l2_cache_bytes);
+    text += line("memory bandwidth (GB/s)", static_cast<long long>(l.memory_bandwidth / 1e9));
     text += std::string("  wgmma: ") + (l.has_wgmma() ? "yes" : "no") + "\n";
     return text;
 }

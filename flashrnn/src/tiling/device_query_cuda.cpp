@@ -32,6 +32,11 @@ DeviceLimits device_limits_of(int device_index) {
     limits.shared_memory_per_sm = static_cast<std::int64_t>(prop.sharedMemPerMultiprocessor);
     limits.reserved_shared_memory_per_block = static_cast<std::int64_t>(prop.reservedSharedMemPerBlock);
     limits.l2_cache_bytes = prop.l2CacheSize;
+    // Memory clock (kHz) x bus width (bits) x 2 (double data rate) / 8: the peak DRAM bandwidth.
+    int memory_clock_khz = 0, bus_width_bits = 0;
+    if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, device_index) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device_index) == cudaSuccess)
+        limits.memory_bandwidth = 2.0 * memory_clock_khz * 1e3 * bus_width_bits / 8;
     return limits;
 }
 

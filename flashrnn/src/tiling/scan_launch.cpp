@@ -232,13 +232,21 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
 
 namespace {
 
-ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
-    const std::string what = what_of(kernel);
+// The block-level variables of a scan launch: a compiled configuration (elements per thread, threads,
+// access) and the tile they cover.
+struct BlockVariables {
+    constrint::Var elements, threads, access;
+    constrint::Expr tile;
+};
+
+// The block's variables and the hardware constraints on them (shared by the scan model and the Newton
+// reduction's model, which adds the grid level).
+BlockVariables add_block_model(constrint::Model& m, const DeviceLimits& limits, ScanKernel kernel,
+                               const ScanProblem& problem) {
     const Domains d = domains_of(kernel);
-    const Integer bytes = problem.bytes_per_element, length = problem.length;
+    const Integer bytes = problem.bytes_per_element;
     const int loaded = tensors_loaded(kernel);
 
-    constrint::Model m;
     auto elements = m.var("elements_per_thread", d.elements_per_thread);
     auto threads = m.var("threads_per_block", d.threads_per_block);
     auto access = m.var("access", d.accesses); // 0 direct, 1 shared, 2 vector
@@ -275,52 +283,96 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     m.add((access != 2) | (elements * bytes % 16 == 0),
           "vector access in whole 16-byte packets per thread and tensor");
     if (problem.single_tile)
-        m.add(tile >= length, "the tile variant holds the whole sequence in one tile");
+        m.add(tile >= Integer(problem.length), "the tile variant holds the whole sequence in one tile");
     else
         m.add((threads == limits.warp_size) | (tile < Integer(2 * problem.length)),
               "at least half of a tile holds elements (or the block is one warp)");
+    return {elements, threads, access, tile};
+}
 
-    m.search({access, elements, threads});
-    m.minimize(constrint::abs(access - 1)); // shared first, then vector or direct
-    m.minimize(constrint::abs(elements * bytes -
+// The measured preferences of the block (see target_tile and target_bytes_per_thread), in order.
+void add_block_preferences(constrint::Model& m, const BlockVariables& block, ScanKernel kernel,
+                           const ScanProblem& problem) {
+    const Integer bytes = problem.bytes_per_element;
+    m.minimize(constrint::abs(block.access - 1)); // shared first, then vector or direct
+    m.minimize(constrint::abs(block.elements * bytes -
                               target_bytes_per_thread(kernel, problem.bytes_per_element, problem.length)));
     m.minimize(
-        constrint::abs(tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
-    m.maximize(access); // vector before direct
+        constrint::abs(block.tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
+    m.maximize(block.access); // vector before direct
+}
 
+std::string no_configuration(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
+    return what_of(kernel) + ": no compiled configuration for " + std::to_string(problem.sequences) +
+           " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
+}
+
+ScanConfig config_of(const constrint::Solution& s, const BlockVariables& block) {
+    return {static_cast<int>(s[block.elements]), static_cast<int>(s[block.threads]),
+            static_cast<ScanAccess>(static_cast<int>(s[block.access]))};
+}
+
+ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
+    constrint::Model m;
+    const BlockVariables block = add_block_model(m, limits, kernel, problem);
+    m.search({block.access, block.elements, block.threads});
+    add_block_preferences(m, block, kernel, problem);
     constrint::SolveOptions options;
     options.node_limit = 100000;
-    const auto no_configuration = [&] {
-        return what + ": no compiled configuration for " + std::to_string(problem.sequences) +
-               " sequences of length " + std::to_string(problem.length) + " on " + limits.name;
-    };
-    const constrint::Solution s = tiling::solve_or_explain(m, options, options, no_configuration).solution;
-    return {static_cast<int>(s[elements]), static_cast<int>(s[threads]),
-            static_cast<ScanAccess>(static_cast<int>(s[access]))};
+    const constrint::Solution s = tiling::solve_or_explain(m, options, options, [&] {
+                                      return no_configuration(limits, kernel, problem);
+                                  }).solution;
+    return config_of(s, block);
 }
 
 } // namespace
 
-ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel kernel,
-                                        const ScanProblem& problem) {
-    if (kernel != ScanKernel::newton_reduce_diagonal && kernel != ScanKernel::newton_reduce_2x2)
-        throw ShapeError(what_of(kernel) + ": not a Newton reduction kernel");
+namespace {
+
+// The Newton reduction's launch as one model: the block's variables and constraints (add_block_model)
+// and the grid level's, `segments` per sequence (one block each) of `max_sequential_steps` tiles each
+// (the paper's max_sequential_steps, App. D.2.2: the tiles a block scans one after the other before the
+// grid level takes over). Preferences: the block's (measured for the scans), then as close to
+// kReductionBlocksPerSm blocks per SM in all as segments of at least kReductionMinTilesPerSegment tiles
+// allow, then the fewest segments (each one more costs a map and a state in the workspace).
+ReductionLaunch solve_reduction_model(const DeviceLimits& limits, ScanKernel kernel,
+                                      const ScanProblem& problem) {
+    constrint::Model m;
+    const BlockVariables block = add_block_model(m, limits, kernel, problem);
+    const Integer length = problem.length, sequences = problem.sequences;
+    auto tiles = m.var("tiles", 1, length);
+    auto segments = m.var("segments", 1, kReductionMaxSegments);
+    auto steps = m.var("max_sequential_steps", 1, length);
+    m.add(tiles == (length + block.tile - 1) / block.tile, "the sequence in whole tiles");
+    m.add(steps == (tiles + segments - 1) / segments,
+          "a segment's sequential steps: the tiles shared evenly among the segments");
+    m.add((segments - 1) * steps < tiles, "no segment is empty");
+    m.add((segments == 1) | (steps >= kReductionMinTilesPerSegment),
+          "a segment of the grid level holds at least " + std::to_string(kReductionMinTilesPerSegment) +
+              " tiles");
+    m.search({block.access, block.elements, block.threads, segments, tiles, steps});
+    m.prefer(segments, constrint::Prefer::SplitLow);
+    add_block_preferences(m, block, kernel, problem);
+    const Integer wanted_blocks = Integer(kReductionBlocksPerSm) * std::max(1, limits.sm_count);
+    m.minimize(constrint::abs(sequences * segments - wanted_blocks));
+    m.minimize(constrint::Expr(segments));
+
+    constrint::SolveOptions options;
+    options.node_limit = 100000;
+    const constrint::Solution s = tiling::solve_or_explain(m, options, options, [&] {
+                                      return no_configuration(limits, kernel, problem);
+                                  }).solution;
+
+    // Every size derived from the choice, here and nowhere else.
     ReductionLaunch launch;
-    launch.config = choose_scan_config(limits, kernel, problem);
+    launch.config = config_of(s, block);
     const bool block2x2 = kernel == ScanKernel::newton_reduce_2x2;
     launch.map_words = block2x2 ? 6 : 2;
     launch.state_words = block2x2 ? 2 : 1;
-    const std::int64_t tile =
-        std::int64_t{launch.config.elements_per_thread} * launch.config.threads_per_block;
-    const std::int64_t tiles = (problem.length + tile - 1) / tile;
-    const std::int64_t wanted_blocks = std::int64_t{kReductionBlocksPerSm} * std::max(1, limits.sm_count);
-    const std::int64_t by_blocks = (wanted_blocks + problem.sequences - 1) / problem.sequences;
-    const std::int64_t by_tiles = std::max<std::int64_t>(1, tiles / kReductionMinTilesPerSegment);
-    const std::int64_t segments =
-        std::clamp<std::int64_t>(std::min(by_blocks, by_tiles), 1, kReductionMaxSegments);
-    const std::int64_t tiles_per_segment = (tiles + segments - 1) / segments;
-    launch.segment_length = tiles_per_segment * tile;
-    launch.segments = (problem.length + launch.segment_length - 1) / launch.segment_length;
+    launch.tile = std::int64_t{launch.config.elements_per_thread} * launch.config.threads_per_block;
+    launch.max_sequential_steps = static_cast<std::int64_t>(s[steps]);
+    launch.segment_length = launch.max_sequential_steps * launch.tile;
+    launch.segments = static_cast<std::int64_t>(s[segments]);
     if (launch.segments > 1) {
         const auto entries = static_cast<std::size_t>(problem.sequences * launch.segments);
         const std::size_t totals = entries * static_cast<std::size_t>(launch.map_words) * 4;
@@ -329,6 +381,21 @@ ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel k
             launch.entering_offset + entries * static_cast<std::size_t>(launch.state_words) * 4;
     }
     return launch;
+}
+
+} // namespace
+
+// Cached like choose_scan_config, with the number of sequences in the key (it sets the segments).
+ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel kernel,
+                                        const ScanProblem& problem) {
+    if (kernel != ScanKernel::newton_reduce_diagonal && kernel != ScanKernel::newton_reduce_2x2)
+        throw ShapeError(what_of(kernel) + ": not a Newton reduction kernel");
+    check_problem(kernel, problem);
+    using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, std::int64_t, int>;
+    static tiling::Memo<Key, ReductionLaunch> launches(4096);
+    const Key key{limits.name, limits.compute_capability(), limits.sm_count, limits.max_threads_per_block,
+                  kernel,      problem.sequences,           problem.length,  problem.bytes_per_element};
+    return launches.get(key, [&] { return solve_reduction_model(limits, kernel, problem); });
 }
 
 } // namespace flashrnn

@@ -22,17 +22,35 @@
 #include "flashrnn/core/stream.hpp"
 #include "flashrnn/newton/problem.hpp"
 #include "flashrnn/tiling/device_limits.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 namespace flashrnn::newton {
 
-// The cost model of Backend::automatic: estimated seconds of each backend on a GPU (bytes moved at an
-// assumed bandwidth, a latency per sequential step and per launch; constants in passes.cpp, estimates
-// not yet measured). Newton when it is the cheaper.
+// The cost model of Backend::automatic (src/newton/backend.cpp; docs/kernels.md, "Newton solvers"):
+// per pass and backend, the bytes moved to and from DRAM at a fraction of the device's bandwidth
+// (DeviceLimits::memory_bandwidth), or the chain of dependent steps where it is longer (sequential: T
+// steps per wave of resident threads; Newton: per iteration, the reduction's max_sequential_steps tiles
+// per wave of resident blocks), plus a latency per launch. Latency constants are estimates, not yet
+// measured. Newton when its forward is the cheaper; the backward follows the forward's choice.
+struct PassCost {
+    double seconds = 0;         // the estimate: max(bytes / bandwidth, latency) + launches x launch
+    double bytes = 0;           // moved to and from DRAM
+    double latency_seconds = 0; // the chain of dependent steps
+    int launches = 0;
+};
 struct CostEstimate {
-    double newton_seconds = 0;
-    double sequential_seconds = 0;
+    double newton_seconds = 0;     // newton_forward.seconds
+    double sequential_seconds = 0; // sequential_forward.seconds
+    PassCost newton_forward, newton_backward, sequential_forward, sequential_backward;
+    double bandwidth = 0;      // bytes per second assumed
+    ReductionLaunch reduction; // the solvers' reduction launch (forward and backward)
 };
 CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, const Options& options);
+
+// The scan kernel of the cell's reduction (diagonal or 2x2 blocks), and the launch the solvers use for
+// it (their fp32 Jacobians and residuals; the scan launch model, tiling/scan_launch.hpp).
+ScanKernel reduction_kernel(Cell cell);
+ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Problem& problem);
 
 // The backend `options.backend` stands for: itself, or for automatic the cheaper by estimate_cost
 // (limits of the current GPU in resolve_backend; choose_backend takes them).

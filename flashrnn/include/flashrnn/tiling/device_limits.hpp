@@ -43,6 +43,9 @@ struct DeviceLimits {
         0; // taken by the driver from each block's share of the SM
 
     std::int64_t l2_cache_bytes = 0;
+    // Peak DRAM bandwidth, bytes per second (data sheet, or memory clock x bus width x 2 from the
+    // device); 0 when unknown. Cost models (newton/passes.hpp) take a measured fraction of it.
+    double memory_bandwidth = 0;
 
     int compute_capability() const { return 10 * compute_capability_major + compute_capability_minor; }
 

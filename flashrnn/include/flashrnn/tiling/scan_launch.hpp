@@ -91,28 +91,35 @@ struct ScanProblem {
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem);
 
 // The launch of a Newton reduction (newton_reduce_*): the block configuration and the grid level. A
-// block scans one segment of one sequence; with more than one segment per sequence (few sequences,
+// block scans one segment of one sequence, `max_sequential_steps` tiles one after the other (the
+// paper's max_sequential_steps, App. D.2.2); with more than one segment per sequence (few sequences,
 // long rows: too few blocks to fill the GPU) three stream-ordered launches solve it: each segment's
 // composed map (its total), a scan over the totals of each sequence (the state entering each
 // segment), then each segment from its entering state. Every size derived from the choice is here.
 struct ReductionLaunch {
-    ScanConfig config;
-    std::int64_t segments = 1;       // per sequence
-    std::int64_t segment_length = 0; // a whole number of tiles; the last segment may be shorter
-    std::int64_t map_words = 0;      // 32-bit words of one composed map (2 or 6)
-    std::int64_t state_words = 0;    // of one state (1 or 2)
-    std::size_t entering_offset = 0; // bytes: the entering states in the workspace, after the totals
+    ScanConfig config;                     // chunk_size (elements per thread) x threads per block
+    std::int64_t tile = 0;                 // elements per thread x threads
+    std::int64_t segments = 1;             // per sequence
+    std::int64_t max_sequential_steps = 1; // tiles per segment, scanned in turn by one block
+    std::int64_t segment_length = 0;       // max_sequential_steps tiles; the last segment may be shorter
+    std::int64_t map_words = 0;            // 32-bit words of one composed map (2 or 6)
+    std::int64_t state_words = 0;          // of one state (1 or 2)
+    std::size_t entering_offset = 0;       // bytes: the entering states in the workspace, after the totals
     std::size_t workspace_bytes = 0; // totals [sequences, segments] maps + entering states; 0 for 1 segment
+    int launches() const { return segments > 1 ? 3 : 1; }
 };
 
-// The grid level's rule (not a measured one yet): aim at `kReductionBlocksPerSm` blocks per SM in
-// all, with segments of at least `kReductionMinTilesPerSegment` tiles and at most
-// `kReductionMaxSegments` per sequence.
+// The grid level's preferences and limits (estimates, not measured yet): aim at
+// `kReductionBlocksPerSm` blocks per SM in all, with segments of at least
+// `kReductionMinTilesPerSegment` tiles and at most `kReductionMaxSegments` per sequence.
 inline constexpr int kReductionBlocksPerSm = 4;
 inline constexpr int kReductionMinTilesPerSegment = 4;
 inline constexpr std::int64_t kReductionMaxSegments = 4096;
 
-// kernel: newton_reduce_diagonal or newton_reduce_2x2 (else ShapeError).
+// One ConstrINT model (scan_launch.cpp) chooses the block configuration among the compiled ones
+// (kNewtonReduceDomains), the segments and the sequential steps for the sequences, the length, the
+// element size and the device: ShapeError for a kernel other than newton_reduce_* or a bad problem,
+// TilingError naming the conflicting constraints when nothing fits. Cached per device and problem.
 ReductionLaunch choose_reduction_launch(const DeviceLimits& limits, ScanKernel kernel,
                                         const ScanProblem& problem);
 

@@ -1,0 +1,114 @@
+// The Newton family's tiling (tiling/scan_launch.hpp, choose_reduction_launch) and cost model
+// (newton/passes.hpp), host-only: every preset, both cells, both dtypes, a grid of sizes.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/newton/passes.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
+
+using namespace flashrnn;
+
+TEST_CASE("newton launch: the model's choice is compiled, within the limits, and covers the sequence") {
+    for (std::string_view name : preset_names()) {
+        const DeviceLimits limits = preset(name);
+        for (newton::Cell cell : newton::all_cells)
+            for (DType dtype : {DType::fp32, DType::bf16})
+                for (std::int64_t batch : {1LL, 32LL})
+                    for (std::int64_t units : {1LL, 256LL, 2048LL})
+                        for (std::int64_t steps : {1LL, 31LL, 512LL, 2048LL, 8193LL, 65536LL, 1LL << 22}) {
+                            CAPTURE(name);
+                            CAPTURE(newton::to_string(cell));
+                            CAPTURE(batch * units);
+                            CAPTURE(steps);
+                            const newton::Problem problem{cell, dtype, {steps, batch, units}};
+                            const ReductionLaunch r = newton::solver_reduction_launch(limits, problem);
+                            const ScanKernel kernel = newton::reduction_kernel(cell);
+                            CHECK(is_compiled(kernel, r.config));
+                            CHECK(r.config.threads_per_block <= limits.max_threads_per_block);
+                            CHECK(r.config.threads_per_block % limits.warp_size == 0);
+                            CHECK(r.tile ==
+                                  std::int64_t{r.config.elements_per_thread} * r.config.threads_per_block);
+                            CHECK(r.segment_length == r.max_sequential_steps * r.tile);
+                            CHECK(r.segments >= 1);
+                            CHECK(r.segments <= kReductionMaxSegments);
+                            CHECK(r.segments * r.segment_length >= steps);
+                            CHECK((r.segments - 1) * r.segment_length < steps);
+                            if (r.segments > 1) {
+                                CHECK(r.max_sequential_steps >= kReductionMinTilesPerSegment);
+                                CHECK(r.launches() == 3);
+                                // About the blocks wanted (the nearest segment count with no segment empty).
+                                CHECK(problem.shape.sequences() * r.segments <=
+                                      2 * std::int64_t{kReductionBlocksPerSm} * limits.sm_count);
+                            } else {
+                                CHECK(r.workspace_bytes == 0);
+                                CHECK(r.launches() == 1);
+                            }
+                            const newton::CostEstimate cost = newton::estimate_cost(limits, problem, {});
+                            CHECK(cost.newton_forward.seconds > 0);
+                            CHECK(cost.sequential_forward.seconds > 0);
+                            CHECK(cost.newton_forward.launches == 2 + 3 * (1 + r.launches()));
+                            CHECK(cost.bandwidth > 0);
+                        }
+    }
+}
+
+TEST_CASE("newton launch: examples on the H100") {
+    const DeviceLimits h100 = preset("h100");
+    // One long sequence: the grid level, 4 blocks per SM in segments of 4 tiles or more.
+    const ReductionLaunch one = newton::solver_reduction_launch(
+        h100, {newton::Cell::flash_gru, DType::fp32, {.time_steps = 1 << 22, .batch = 1, .units = 1}});
+    CHECK(one.segments == 512);
+    CHECK(one.max_sequential_steps == 4);
+    // B = 1, 256 units, T = 65536: two segments per sequence give 512 blocks (the H100 wants 528).
+    const ReductionLaunch narrow = newton::solver_reduction_launch(
+        h100, {newton::Cell::flash_lstm, DType::bf16, {.time_steps = 65536, .batch = 1, .units = 256}});
+    CHECK(narrow.segments == 2);
+    CHECK(narrow.segments * narrow.max_sequential_steps * narrow.tile >= 65536);
+    // Wide problems fill the GPU with one block per sequence: every tile in turn.
+    const ReductionLaunch wide = newton::solver_reduction_launch(
+        h100, {newton::Cell::flash_gru, DType::fp32, {.time_steps = 8192, .batch = 32, .units = 2048}});
+    CHECK(wide.segments == 1);
+    CHECK(wide.max_sequential_steps * wide.tile >= 8192);
+}
+
+TEST_CASE("newton launch: an impossible device is a TilingError naming its conflicting limits") {
+    DeviceLimits tiny = preset("h100");
+    tiny.max_registers_per_thread = 40; // the reduction needs at least 32 + 4 x (2 loads x 2 + 4) = 64
+    try {
+        newton::solver_reduction_launch(
+            tiny, {newton::Cell::flash_gru, DType::fp32, {.time_steps = 1024, .batch = 1, .units = 8}});
+        FAIL("expected a TilingError");
+    } catch (const TilingError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("scan launch (newton_reduce_diagonal): no compiled configuration for 8 sequences of "
+                        "length 1024 on h100_sxm") == 0);
+        CHECK(what.find("registers per thread within the per-thread limit") != std::string::npos);
+        CHECK_FALSE(e.conflicts().empty());
+    }
+}
+
+TEST_CASE("newton launch: the cost model at the issue's corners, from bandwidth and SMs") {
+    const DeviceLimits h100 = preset("h100");
+    const newton::Problem narrow{
+        newton::Cell::flash_gru, DType::fp32, {.time_steps = 65536, .batch = 1, .units = 256}};
+    const newton::CostEstimate cost = newton::estimate_cost(h100, narrow, {});
+    CHECK(cost.bandwidth == doctest::Approx(0.8 * 3.35e12));
+    // The sequential chain: 65536 steps of 0.2 us in one wave (256 threads).
+    CHECK(cost.sequential_forward.latency_seconds == doctest::Approx(65536 * 0.2e-6));
+    CHECK(cost.newton_forward.launches == 2 + 3 * 4);
+    // A device with half the bandwidth: bandwidth-bound estimates double.
+    DeviceLimits slow = h100;
+    slow.memory_bandwidth /= 2;
+    const newton::Problem wide{
+        newton::Cell::flash_gru, DType::fp32, {.time_steps = 512, .batch = 32, .units = 2048}};
+    const newton::CostEstimate fast_cost = newton::estimate_cost(h100, wide, {});
+    const newton::CostEstimate slow_cost = newton::estimate_cost(slow, wide, {});
+    CHECK(slow_cost.newton_forward.bytes == fast_cost.newton_forward.bytes);
+    CHECK(slow_cost.newton_forward.seconds > 1.9 * (fast_cost.newton_forward.seconds - 14 * 4e-6));
+    // bf16 moves fewer bytes than fp32.
+    const newton::Problem wide_bf16{newton::Cell::flash_gru, DType::bf16, wide.shape};
+    CHECK(newton::estimate_cost(h100, wide_bf16, {}).sequential_forward.bytes ==
+          doctest::Approx(fast_cost.sequential_forward.bytes / 2));
+}
