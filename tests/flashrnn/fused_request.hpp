@@ -5,7 +5,8 @@
 
 namespace flashrnn::testing {
 
-inline FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim, int batch) {
+inline FusedTilingRequest request_of(FusedPass pass, Cell cell, DType dtype, int heads, int head_dim,
+                                     int batch) {
     FusedTilingRequest r;
     r.pass = pass;
     r.cell = cell;
