@@ -131,9 +131,9 @@ int main(int argc, char** argv) {
     }
     std::printf("device: %s, copy bandwidth %.0f GB/s (cudaMemcpy D2D of 1 GiB), Newton: 3 iterations\n",
                 prop.name, copy_gbps);
-    std::printf("%-10s %-5s %3s %5s %6s | %9s %9s %7s | %9s %9s | %-10s %-6s | %7s %6s %7s %6s\n", "cell", "dtype",
-                "B", "D", "T", "newton", "seq", "speedup", "newton+bw", "seq+bw", "automatic", "<=10%",
-                "N GB/s", "%copy", "S GB/s", "%copy");
+    std::printf("%-10s %-5s %3s %5s %6s | %9s %9s %7s | %9s %9s | %-10s %-6s | %7s %6s %7s %6s\n", "cell",
+                "dtype", "B", "D", "T", "newton", "seq", "speedup", "newton+bw", "seq+bw", "automatic",
+                "<=10%", "N GB/s", "%copy", "S GB/s", "%copy");
 
     std::vector<Row> table;
     for (const std::string& cell_name : cells)
@@ -152,10 +152,12 @@ int main(int argc, char** argv) {
                 const auto bytes_of_sizes = [](const Extents& sizes, std::size_t width) {
                     return static_cast<std::size_t>(sizes.product()) * width;
                 };
-                Buffer inputs(bytes_of_sizes(inputs_sizes, e)), parameters(bytes_of_sizes(parameter_sizes, 4));
+                Buffer inputs(bytes_of_sizes(inputs_sizes, e)),
+                    parameters(bytes_of_sizes(parameter_sizes, 4));
                 Buffer states(bytes_of_sizes(sequence_sizes, e)), last(bytes_of_sizes(state_sizes, 4));
                 Buffer d_states(bytes_of_sizes(sequence_sizes, e)), d_inputs(bytes_of_sizes(inputs_sizes, e));
-                Buffer d_parameters(bytes_of_sizes(parameter_sizes, 4)), d_initial(bytes_of_sizes(state_sizes, 4));
+                Buffer d_parameters(bytes_of_sizes(parameter_sizes, 4)),
+                    d_initial(bytes_of_sizes(state_sizes, 4));
                 fill(inputs.data, bytes_of_sizes(inputs_sizes, e));
                 fill(parameters.data, bytes_of_sizes(parameter_sizes, 4));
                 fill(d_states.data, bytes_of_sizes(sequence_sizes, e));
@@ -167,11 +169,13 @@ int main(int argc, char** argv) {
                     const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
                     const std::size_t bw_bytes = newton::backward_workspace_bytes(problem, options);
                     Buffer fw(fw_bytes), bw(bw_bytes);
-                    const newton::ForwardArgs forward_args{
-                        {inputs.data, dtype, inputs_sizes},  {parameters.data, DType::fp32, parameter_sizes},
-                        {},                                  {states.data, dtype, sequence_sizes},
-                        {last.data, DType::fp32, state_sizes}, {},
-                        Workspace{fw.data, fw_bytes}};
+                    const newton::ForwardArgs forward_args{{inputs.data, dtype, inputs_sizes},
+                                                           {parameters.data, DType::fp32, parameter_sizes},
+                                                           {},
+                                                           {states.data, dtype, sequence_sizes},
+                                                           {last.data, DType::fp32, state_sizes},
+                                                           {},
+                                                           Workspace{fw.data, fw_bytes}};
                     const newton::BackwardArgs backward_args{
                         {inputs.data, dtype, inputs_sizes},
                         {parameters.data, DType::fp32, parameter_sizes},
@@ -183,7 +187,8 @@ int main(int argc, char** argv) {
                         {d_parameters.data, DType::fp32, parameter_sizes},
                         {d_initial.data, DType::fp32, state_sizes},
                         Workspace{bw.data, bw_bytes}};
-                    forward_ms[b] = time_ms([&] { newton::forward(problem, forward_args, options, nullptr); });
+                    forward_ms[b] =
+                        time_ms([&] { newton::forward(problem, forward_args, options, nullptr); });
                     total_ms[b] = time_ms([&] {
                         newton::forward(problem, forward_args, options, nullptr);
                         newton::backward(problem, backward_args, options, nullptr);
@@ -206,14 +211,15 @@ int main(int argc, char** argv) {
                         picked <= 1.1 * faster,
                         counted / (forward_ms[0] * 1e6),
                         counted / (forward_ms[1] * 1e6)};
-                std::printf("%-10s %-5s %3lld %5lld %6lld | %9.3f %9.3f %6.2fx | %9.3f %9.3f | %-10s %-6s | %7.0f "
-                            "%5.1f%% %7.0f %5.1f%%\n",
-                            row.cell.c_str(), row.dtype.c_str(), s.batch, s.units, s.steps, row.newton_forward_ms,
-                            row.sequential_forward_ms, row.sequential_forward_ms / row.newton_forward_ms,
-                            row.newton_total_ms, row.sequential_total_ms, row.automatic.c_str(),
-                            row.automatic_within_10_percent ? "yes" : "NO", row.newton_gbps,
-                            100 * row.newton_gbps / copy_gbps, row.sequential_gbps,
-                            100 * row.sequential_gbps / copy_gbps);
+                std::printf(
+                    "%-10s %-5s %3lld %5lld %6lld | %9.3f %9.3f %6.2fx | %9.3f %9.3f | %-10s %-6s | %7.0f "
+                    "%5.1f%% %7.0f %5.1f%%\n",
+                    row.cell.c_str(), row.dtype.c_str(), s.batch, s.units, s.steps, row.newton_forward_ms,
+                    row.sequential_forward_ms, row.sequential_forward_ms / row.newton_forward_ms,
+                    row.newton_total_ms, row.sequential_total_ms, row.automatic.c_str(),
+                    row.automatic_within_10_percent ? "yes" : "NO", row.newton_gbps,
+                    100 * row.newton_gbps / copy_gbps, row.sequential_gbps,
+                    100 * row.sequential_gbps / copy_gbps);
                 std::fflush(stdout);
                 table.push_back(row);
             }
@@ -223,10 +229,11 @@ int main(int argc, char** argv) {
            "sequential_forward_backward_ms,automatic,automatic_within_10_percent,newton_gbps,sequential_gbps,"
            "copy_gbps\n";
     for (const Row& r : table)
-        csv << r.cell << ',' << r.dtype << ',' << r.shape.batch << ',' << r.shape.units << ',' << r.shape.steps
-            << ',' << r.newton_forward_ms << ',' << r.sequential_forward_ms << ',' << r.newton_total_ms << ','
-            << r.sequential_total_ms << ',' << r.automatic << ',' << (r.automatic_within_10_percent ? 1 : 0)
-            << ',' << r.newton_gbps << ',' << r.sequential_gbps << ',' << copy_gbps << '\n';
+        csv << r.cell << ',' << r.dtype << ',' << r.shape.batch << ',' << r.shape.units << ','
+            << r.shape.steps << ',' << r.newton_forward_ms << ',' << r.sequential_forward_ms << ','
+            << r.newton_total_ms << ',' << r.sequential_total_ms << ',' << r.automatic << ','
+            << (r.automatic_within_10_percent ? 1 : 0) << ',' << r.newton_gbps << ',' << r.sequential_gbps
+            << ',' << copy_gbps << '\n';
     std::printf("wrote %s\n", csv_path.c_str());
     return 0;
 }
