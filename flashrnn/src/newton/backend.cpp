@@ -1,7 +1,8 @@
 // The automatic choice between the Newton and the sequential GPU backends: a cost model over the device
 // limits (bandwidth, SMs, resident threads) and the reduction's launch (scan_launch.hpp), host-only so
-// that it is tested without a GPU. Its latency constants are estimates, not measurements yet:
-// examples/bench/newton_bench.cpp prints the choice against the measured times, to replace them.
+// that it is tested without a GPU. The sequential step latencies are measured (H100, below); the
+// reduction's tile latency and the launch cost are still estimates: examples/bench/newton_bench.cpp
+// prints the choice against the measured times.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,12 +17,14 @@ namespace {
 // where DeviceLimits does not know it.
 constexpr double kAchievedBandwidthFraction = 0.8;
 constexpr double kUnknownBandwidth = 2.0e12;
-// Latencies (estimates): a step of the sequential kernel is a chain of dependent transcendental
-// functions after a load (about 0.2 us; its backward about twice that); a block scans a tile of the
-// reduction in about 1 us (its loads are pipelined: a scan through registers, shuffles and shared
-// memory); a launch costs a few microseconds.
-constexpr double kSequentialStepSeconds = 0.2e-6;
-constexpr double kSequentialBackwardStepSeconds = 0.4e-6;
+// Latencies. A step of the sequential kernel is a chain of dependent transcendental functions after a
+// load: measured on an H100 at B = 1, 256 units, T = 65536 (newton_bench, 2026-11-24), 0.52 us
+// (FlashGRU) to 0.57 us (FlashLSTM) per step forward in fp32, and 0.88 to 1.13 us per step backward
+// (the first guesses, 0.2 / 0.4 us, picked sequential where Newton was 2-2.8x faster, 12 of 80 grid
+// points). Estimates still: a block scans a tile of the reduction in about 1 us (its loads are
+// pipelined: a scan through registers, shuffles and shared memory); a launch costs a few microseconds.
+constexpr double kSequentialStepSeconds = 0.55e-6;
+constexpr double kSequentialBackwardStepSeconds = 1.0e-6;
 constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
 
