@@ -51,6 +51,37 @@ const char* name_of(GpuBackend backend) {
     return backend == GpuBackend::fused ? "fused" : "alternating";
 }
 
+struct PassTimes {
+    float forward_ms = 0, backward_ms = 0;
+};
+
+// One forward and one backward on the default stream, timed with CUDA events after a first pair that
+// warms up (launch configurations solved, libraries initialised, kernels compiled there).
+template <class Forward, class Backward>
+PassTimes time_passes(const char* what, Forward forward, Backward backward) {
+    cudaEvent_t start, mid, stop;
+    ok(cudaEventCreate(&start), "cudaEventCreate");
+    ok(cudaEventCreate(&mid), "cudaEventCreate");
+    ok(cudaEventCreate(&stop), "cudaEventCreate");
+    auto pass = [&] {
+        ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
+        forward();
+        ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
+        backward();
+        ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+        ok(cudaEventSynchronize(stop), what);
+    };
+    pass();
+    pass();
+    PassTimes times;
+    ok(cudaEventElapsedTime(&times.forward_ms, start, mid), "cudaEventElapsedTime");
+    ok(cudaEventElapsedTime(&times.backward_ms, mid, stop), "cudaEventElapsedTime");
+    cudaEventDestroy(start);
+    cudaEventDestroy(mid);
+    cudaEventDestroy(stop);
+    return times;
+}
+
 } // namespace
 
 int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, DType dtype) {
@@ -93,23 +124,9 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     const rnn::BackwardArgs backward_args = testing::backward_args(rnn_problem, d_r, states, cache, &d_up,
                                                                    nullptr, d_wx, d_rw, d_bias, d_init, bw);
 
-    cudaEvent_t start, mid, stop;
-    ok(cudaEventCreate(&start), "cudaEventCreate");
-    ok(cudaEventCreate(&mid), "cudaEventCreate");
-    ok(cudaEventCreate(&stop), "cudaEventCreate");
-    auto pass = [&] {
-        ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
-        rnn::forward(rnn_problem, forward_args, options, nullptr);
-        ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
-        rnn::backward(rnn_problem, backward_args, options, nullptr);
-        ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
-        ok(cudaEventSynchronize(stop), "alternating backend");
-    };
-    pass(); // warm-up: the launch configurations are solved and cuBLAS initialised here
-    pass();
-    float forward_ms = 0, backward_ms = 0;
-    ok(cudaEventElapsedTime(&forward_ms, start, mid), "cudaEventElapsedTime");
-    ok(cudaEventElapsedTime(&backward_ms, mid, stop), "cudaEventElapsedTime");
+    const auto [forward_ms, backward_ms] = time_passes(
+        name_of(backend), [&] { rnn::forward(rnn_problem, forward_args, options, nullptr); },
+        [&] { rnn::backward(rnn_problem, backward_args, options, nullptr); });
 
     const std::vector<std::int64_t> seq_shape = sizes_of(state_sequence_shape(info, problem));
     const reference::ForwardResult fwd =
@@ -138,9 +155,6 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
     std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
                 "gradients %.2e (tolerance %.0e)\n",
                 states_error, gradient_error, tolerance);
-    cudaEventDestroy(start);
-    cudaEventDestroy(mid);
-    cudaEventDestroy(stop);
     return states_error <= tolerance && gradient_error <= tolerance ? 0 : 1;
 }
 
@@ -187,26 +201,9 @@ int run_newton_gpu_backend(newton::Backend backend, const newton::Problem& probl
                                              d_up.view(sequence_sizes),   ConstTensorView{},
                                              d_inputs.view(inputs_sizes), d_parameters.view(parameter_sizes),
                                              d_initial.view(state_sizes), Workspace{bw.data(), bw_bytes}};
-    cudaEvent_t start, mid, stop;
-    ok(cudaEventCreate(&start), "cudaEventCreate");
-    ok(cudaEventCreate(&mid), "cudaEventCreate");
-    ok(cudaEventCreate(&stop), "cudaEventCreate");
-    auto pass = [&] {
-        ok(cudaEventRecord(start, nullptr), "cudaEventRecord");
-        newton::forward(problem, forward_args, options, nullptr);
-        ok(cudaEventRecord(mid, nullptr), "cudaEventRecord");
-        newton::backward(problem, backward_args, options, nullptr);
-        ok(cudaEventRecord(stop, nullptr), "cudaEventRecord");
-        ok(cudaEventSynchronize(stop), "newton backend");
-    };
-    pass(); // warm-up: the launch model is solved here
-    pass();
-    float forward_ms = 0, backward_ms = 0;
-    ok(cudaEventElapsedTime(&forward_ms, start, mid), "cudaEventElapsedTime");
-    ok(cudaEventElapsedTime(&backward_ms, mid, stop), "cudaEventElapsedTime");
-    cudaEventDestroy(start);
-    cudaEventDestroy(mid);
-    cudaEventDestroy(stop);
+    const auto [forward_ms, backward_ms] = time_passes(
+        "newton backend", [&] { newton::forward(problem, forward_args, options, nullptr); },
+        [&] { newton::backward(problem, backward_args, options, nullptr); });
 
     const reference::NewtonInputs in{{inputs, sizes_of(newton::inputs_shape(info, shape))},
                                      {parameters, sizes_of(newton::parameters_shape(info, shape))},

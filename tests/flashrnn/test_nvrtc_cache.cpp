@@ -294,13 +294,7 @@ TEST_CASE("nvrtc: the fused kernels compile for every configuration the solver p
             for (DType dtype : {DType::fp32, DType::bf16})
                 for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
                     for (auto [heads, head_dim, batch] : {std::tuple{12, 64, 16}, std::tuple{1, 768, 16}}) {
-                        FusedTilingRequest request;
-                        request.pass = pass;
-                        request.cell = cell;
-                        request.dtype = dtype;
-                        request.heads = heads;
-                        request.head_dim = head_dim;
-                        request.batch = batch;
+                        FusedTilingRequest request = request_of(pass, cell, dtype, heads, head_dim, batch);
                         // Without a split of the accumulated dimension some large heads do not fit
                         // (e.g. fp32 backward at DH 768 on the A40); the H100 runs every one here.
                         if (!fused_tiling_exists(limits, request)) {
