@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
@@ -69,12 +70,17 @@ SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint
     return options;
 }
 
-std::optional<std::vector<std::string>> explain_texts(const Model& model) {
+std::optional<std::vector<std::string>> explain_texts(const Model& shared_model) {
+    const Model model = shared_model; // taken with the GIL held: another thread may change the original
+    const InterruptCheck check;       // Ctrl-C stops every check of the deletion filter
+    SolveOptions per_check;
+    per_check.interrupt = check;
     std::optional<Conflict> conflict;
     {
         py::gil_scoped_release release;
-        conflict = explain_conflict(model);
+        conflict = explain_conflict(model, per_check);
     }
+    check.raise_if_interrupted();
     if (!conflict) return std::nullopt;
     std::vector<std::string> texts;
     for (std::size_t i : conflict->constraints) {
@@ -85,22 +91,25 @@ std::optional<std::vector<std::string>> explain_texts(const Model& model) {
 }
 
 // Model.solutions(): solutions one at a time from an incremental Solver.
+// Threads may share one iterator: the solver runs without the GIL, so `busy` lets one at a time in.
 struct SolutionIterator {
     std::shared_ptr<Solver> solver;
     InterruptCheck check;
     std::optional<std::uint64_t> limit;
     std::uint64_t produced;
+    std::shared_ptr<std::mutex> busy = std::make_shared<std::mutex>();
 
     Solution next() {
-        if (limit && produced >= *limit) throw py::stop_iteration();
         std::optional<Solution> s;
         {
-            py::gil_scoped_release release;
+            py::gil_scoped_release release; // before the lock: a thread waiting on it holds no GIL
+            const std::lock_guard lock(*busy);
+            if (limit && produced >= *limit) throw py::stop_iteration();
             s = solver->next();
+            if (s) ++produced;
         }
         check.raise_if_interrupted();
         if (!s) throw py::stop_iteration();
-        ++produced;
         return *s;
     }
 };
@@ -255,10 +264,11 @@ PYBIND11_MODULE(_core, m) {
                const std::string& order) -> py::object {
                 const InterruptCheck check;
                 const SolveOptions options = options_from(timeout, nodes, order, check);
+                const Model model = self; // with the GIL: another thread may change `self`
                 Result result;
                 {
                     py::gil_scoped_release release;
-                    result = constrint::solve(self, options);
+                    result = constrint::solve(model, options);
                 }
                 check.raise_if_interrupted();
                 if (result.solutions.empty()) return py::none();
@@ -308,10 +318,11 @@ PYBIND11_MODULE(_core, m) {
 
     m.def(
         "solve",
-        [](const Model& model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+        [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
            const std::string& order) {
             const InterruptCheck check;
             const SolveOptions options = options_from(timeout, nodes, order, check);
+            const Model model = shared_model; // with the GIL: another thread may change the original
             Result result;
             {
                 py::gil_scoped_release release;
@@ -326,10 +337,11 @@ PYBIND11_MODULE(_core, m) {
         "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
     m.def(
         "solve_all",
-        [](const Model& model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
+        [](const Model& shared_model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
            const std::string& order) {
             const InterruptCheck check;
             const SolveOptions options = options_from(timeout, std::nullopt, order, check);
+            const Model model = shared_model; // with the GIL: another thread may change the original
             Result result;
             {
                 py::gil_scoped_release release;
