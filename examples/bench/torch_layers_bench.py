@@ -25,30 +25,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import statistics
 import sys
 import time
+from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from torch_lstm_bench import median_ms  # noqa: E402  (CUDA events, warm-up, median: one copy for both benches)
+
 BACKENDS = ("fused", "alternating", "automatic")
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
-
-
-def median_ms(run, warmup: int, iters: int) -> float:
-    """Median of `iters` CUDA-event timings of run(), after `warmup` calls."""
-    for _ in range(warmup):
-        run()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def layer_runs(layer, x):
@@ -111,7 +98,7 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
             states, last_state, _ = _ops._rnn_forward_outputs("lstm", x, False, False)
             name = _ops._dtype_name(dtype)
             workspace_bytes = _core.rnn_workspace_bytes("lstm", name, sizes, False, backend, False, device.index)
-            workspace = torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device)
+            workspace = _ops._workspace_buffer(workspace_bytes, device)
             arguments = ("lstm", sizes, False, backend, *(_ops._device_tensor(t) for t in (x, R, b, s0, states,
                                                                                              last_state)),
                          None, workspace.data_ptr(), workspace_bytes, device.index, _ops._stream(device))

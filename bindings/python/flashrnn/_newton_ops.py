@@ -31,7 +31,7 @@ from torch import Tensor
 from . import _core
 from ._core import ShapeError, UnsupportedError
 from ._ops import _check_cpu_dtypes, _check_same_device, _device_tensor, _float64, _host_tensor, _stream
-from ._ops import _optional_device_tensor
+from ._ops import _optional_device_tensor, _workspace_buffer
 from ._rglru_ops import _check_state_dtypes, state_dtype
 
 CELLS: dict[str, dict] = {name: _core.newton_cell_info(name) for name in _core.newton_cells()}
@@ -55,7 +55,7 @@ def newton_sizes(call: str, cell: str, inputs: Tensor) -> tuple:
 
 def _workspace(cell, dtype, sizes, options, backward, device) -> tuple:
     workspace_bytes = _core.newton_workspace_bytes(cell, dtype, sizes, *options, backward, device.index)
-    return torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device), workspace_bytes
+    return _workspace_buffer(workspace_bytes, device), workspace_bytes
 
 
 # ---- forward -------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def _newton_reduce_cuda(jacobians, rhs, reverse):
     structure = _structure(call, rhs)
     solution = rhs.new_empty(rhs.shape)
     workspace_bytes = _core.newton_reduce_workspace_bytes(structure, _device_tensor(rhs), reverse, rhs.device.index)
-    workspace = torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=rhs.device)
+    workspace = _workspace_buffer(workspace_bytes, rhs.device)
     _core.newton_reduce(structure, reverse, _device_tensor(jacobians), _device_tensor(rhs), _device_tensor(solution),
                         workspace.data_ptr(), workspace_bytes, rhs.device.index, _stream(rhs.device))
     return solution

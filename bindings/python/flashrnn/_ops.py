@@ -79,6 +79,12 @@ def _stream(device: torch.device) -> int:
     return torch.cuda.current_stream(device).cuda_stream
 
 
+
+def _workspace_buffer(workspace_bytes: int, device) -> torch.Tensor:
+    """The scratch memory a call asks for, from torch's allocator (at least one byte, so that its pointer
+    is valid even when the call needs none)."""
+    return torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device)
+
 def rnn_sizes(call: str, cell: str, gate_inputs: Tensor, batch_first: bool) -> tuple:
     """(T, B, NH, DH) of the problem, read from the gate inputs [T, B, G_in, NH, DH] (batch-first
     [B, T, G_in, NH, DH]); the C++ call checks every other tensor against them."""
@@ -143,7 +149,7 @@ def _rnn_forward_cuda(cell, gate_inputs, recurrent_weights, bias, initial_states
     states, last_state, gate_cache = _rnn_forward_outputs(cell, gate_inputs, batch_first, keep_gate_cache)
     dtype = _dtype_name(gate_inputs.dtype)
     workspace_bytes = _core.rnn_workspace_bytes(cell, dtype, sizes, batch_first, backend, False, device.index)
-    workspace = torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device)
+    workspace = _workspace_buffer(workspace_bytes, device)
     _core.rnn_forward(
         cell, sizes, batch_first, backend,
         _device_tensor(gate_inputs), _device_tensor(recurrent_weights), _device_tensor(bias),
@@ -265,7 +271,7 @@ def _rnn_backward_cuda(cell, recurrent_weights, states, gate_cache, gate_inputs,
     sizes = rnn_sizes(call, cell, outputs[0], batch_first)
     dtype = _dtype_name(states.dtype)
     workspace_bytes = _core.rnn_workspace_bytes(cell, dtype, sizes, batch_first, backend, True, device.index)
-    workspace = torch.empty((max(workspace_bytes, 1),), dtype=torch.uint8, device=device)
+    workspace = _workspace_buffer(workspace_bytes, device)
     present_cache = gate_cache if gate_cache is not None and gate_cache.numel() > 0 else None
     _core.rnn_backward(
         cell, sizes, batch_first, backend, recurrent_gradient, clip_value,
