@@ -111,13 +111,14 @@ struct Tensors {
 struct Row {
     double forward_ms, forward_graph_ms, training_ms, training_graph_ms;
     // Alternating backend with graphs kept (else negative): one call that captures and instantiates
-    // the graphs (the first of a shape), and a forward with new pointers (re-capture and update).
+    // the graphs (the first of a shape), and a forward with new pointers (staged: inputs copied into the
+    // backend's buffers, its graph replayed, outputs copied out).
     double first_forward_ms = -1, first_training_ms = -1, new_pointers_forward_ms = -1;
 };
 
 // The alternating backend's calls that capture: medians of 5 single calls after dropping the kept
 // graphs, and forwards on a new workspace each (more than the graphs kept per shape, so that after a
-// warm-up every call re-captures and updates a kept graph).
+// warm-up every call is staged).
 void measure_graph_capture(const std::function<void()>& inference, const std::function<void()>& training,
                            const std::function<void(void*)>& inference_with_workspace, std::size_t fw_bytes,
                            int runs, cudaStream_t stream, Row& row) {
@@ -286,7 +287,7 @@ int main(int argc, char** argv) {
                 if (row.first_forward_ms >= 0)
                     std::printf(
                         "%-11s %5s %4s %5s | first call (capture + instantiate): fw %.3f ms, fw+bw %.3f "
-                        "ms; fw with new pointers each call (re-capture + update): %.3f ms\n",
+                        "ms; fw with new pointers each call (staged): %.3f ms\n",
                         "", "", "", "", row.first_forward_ms, row.first_training_ms,
                         row.new_pointers_forward_ms);
                 std::fflush(stdout);

@@ -1,6 +1,7 @@
 // The alternating backend's policy for kept CUDA graphs (graph_cache.hpp), without a GPU: which calls
-// replay, which refresh a kept graph with new pointers, which make a new one and which graph goes when
-// the cache is full; failures keep nothing stale; the FLASHRNN_ALTERNATING_GRAPHS switch.
+// replay, which make a new one, which are staged (the shape's graphs are all kept for other pointers)
+// and which graph goes when the cache is full; failures keep nothing; the FLASHRNN_ALTERNATING_GRAPHS
+// switch.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -33,25 +34,23 @@ struct FakeGraph {
 struct Harness {
     GraphCache<Shape, Pointers, FakeGraph> cache;
     std::shared_ptr<int> alive = std::make_shared<int>(0);
-    int made = 0, refreshed = 0;
+    int made = 0;
 
     Harness(std::size_t capacity, std::size_t per_shape) : cache(capacity, per_shape) {}
 
-    // One call: the outcome, and the graph it launches must be for exactly these pointers.
+    // One call: the outcome, and the graph it launches (none when staged) must be for exactly these
+    // pointers.
     GraphOutcome call(Shape shape, Pointers pointers) {
         GraphOutcome outcome{};
-        FakeGraph& graph = cache.get(
+        FakeGraph* graph = cache.get(
             shape, pointers,
             [&] {
                 ++made;
                 return FakeGraph(pointers, alive);
             },
-            [&](FakeGraph& kept) {
-                ++refreshed;
-                kept.pointers = pointers;
-            },
             outcome);
-        CHECK(graph.pointers == pointers);
+        CHECK((graph == nullptr) == (outcome == GraphOutcome::staged));
+        if (graph) CHECK(graph->pointers == pointers);
         return outcome;
     }
 };
@@ -59,22 +58,22 @@ struct Harness {
 } // namespace
 
 TEST_CASE("alternating graph cache: the same shape and pointers replay, new pointers make graphs up to the "
-          "per-shape limit, then refresh that shape's least recently used") {
+          "per-shape limit, then other pointers are staged and the kept graphs stay") {
     Harness h(16, 2);
-    const Shape a{1, 64};
+    const Shape a{1, 64}, b{2, 64};
     CHECK(h.call(a, {1, 1}) == GraphOutcome::made);
     CHECK(h.call(a, {1, 1}) == GraphOutcome::replayed);
     CHECK(h.call(a, {2, 2}) == GraphOutcome::made); // double buffering: two graphs
     CHECK(h.call(a, {1, 1}) == GraphOutcome::replayed);
     CHECK(h.call(a, {2, 2}) == GraphOutcome::replayed);
-    CHECK(h.call(a, {3, 3}) == GraphOutcome::refreshed); // {1, 1} was the older
+    CHECK(h.call(a, {3, 3}) == GraphOutcome::staged); // a new tensor on every call from here on
+    CHECK(h.call(a, {4, 4}) == GraphOutcome::staged);
     CHECK(h.call(a, {2, 2}) == GraphOutcome::replayed);
-    CHECK(h.call(a, {1, 1}) == GraphOutcome::refreshed); // {3, 3} was the older now
-    CHECK(h.call(a, {3, 3}) == GraphOutcome::refreshed); // and {2, 2} after it
-    CHECK(h.cache.size() == 2);
-    CHECK(*h.alive == 2);
-    CHECK(h.made == 2);
-    CHECK(h.refreshed == 3);
+    CHECK(h.call(a, {1, 1}) == GraphOutcome::replayed);
+    CHECK(h.call(b, {3, 3}) == GraphOutcome::made); // another shape has its own limit
+    CHECK(h.cache.size() == 3);
+    CHECK(*h.alive == 3);
+    CHECK(h.made == 3);
 }
 
 TEST_CASE("alternating graph cache: shapes never share a graph; a full cache drops its least recently used") {
@@ -99,25 +98,16 @@ TEST_CASE("alternating graph cache: shapes never share a graph; a full cache dro
     CHECK(*h.alive == 0);
 }
 
-TEST_CASE("alternating graph cache: a failed capture keeps nothing, a failed refresh drops the graph") {
+TEST_CASE("alternating graph cache: a failed capture keeps nothing") {
     Harness h(4, 1);
     const Shape a{1, 64};
     GraphOutcome outcome{};
     auto failing_make = [&]() -> FakeGraph { throw std::runtime_error("capture failed"); };
-    auto never_refresh = [&](FakeGraph&) { FAIL("no graph of this shape to refresh"); };
-    CHECK_THROWS_AS(h.cache.get(a, {1, 1}, failing_make, never_refresh, outcome), std::runtime_error);
+    CHECK_THROWS_AS(h.cache.get(a, {1, 1}, failing_make, outcome), std::runtime_error);
     CHECK(h.cache.size() == 0);
-
-    CHECK(h.call(a, {1, 1}) == GraphOutcome::made);
-    auto failing_refresh = [&](FakeGraph&) { throw std::runtime_error("update and instantiation failed"); };
-    auto never_make = [&]() -> FakeGraph {
-        FAIL("the shape has its graph: refresh it");
-        throw 0;
-    };
-    CHECK_THROWS_AS(h.cache.get(a, {2, 2}, never_make, failing_refresh, outcome), std::runtime_error);
-    CHECK(h.cache.size() == 0); // neither the old pointers' graph nor the new ones' is replayed later
     CHECK(*h.alive == 0);
     CHECK(h.call(a, {1, 1}) == GraphOutcome::made);
+    CHECK(h.call(a, {2, 2}) == GraphOutcome::staged);
 }
 
 TEST_CASE("alternating graph cache: FLASHRNN_ALTERNATING_GRAPHS turns graphs off with 0, off, false or no") {

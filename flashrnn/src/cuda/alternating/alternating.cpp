@@ -113,6 +113,44 @@ std::byte* at(void* base, std::int64_t elements, DType dtype) {
     return static_cast<std::byte*>(base) + elements * bytes_of(dtype);
 }
 
+// A pass's tensors as the buffers of graph_reuse.hpp (the backend's tensors are dense).
+std::size_t bytes_of_view(const ConstTensorView& view) {
+    return view.present() ? static_cast<std::size_t>(view.elements()) * bytes_of(view.dtype) : 0;
+}
+PassBuffer input(const ConstTensorView& view) {
+    return {const_cast<void*>(view.data), bytes_of_view(view), PassBuffer::Use::input};
+}
+PassBuffer output(const TensorView& view) {
+    return {view.data, bytes_of_view(view), PassBuffer::Use::output};
+}
+PassBuffer scratch(const Workspace& workspace) {
+    return {workspace.data, workspace.bytes, PassBuffer::Use::scratch};
+}
+
+// Where each tensor is in a pass's PassBuffers.
+enum ForwardBuffer : std::size_t {
+    fw_gate_inputs,
+    fw_recurrent_weights,
+    fw_bias,
+    fw_initial_states,
+    fw_states,
+    fw_last_state,
+    fw_gate_cache,
+    fw_workspace
+};
+enum BackwardBuffer : std::size_t {
+    bw_recurrent_weights,
+    bw_states,
+    bw_gate_cache,
+    bw_d_states,
+    bw_d_last_state,
+    bw_d_gate_inputs,
+    bw_d_recurrent_weights,
+    bw_d_bias,
+    bw_d_initial_states,
+    bw_workspace
+};
+
 } // namespace
 
 std::size_t forward_workspace_bytes(const rnn::Problem& problem) {
@@ -133,23 +171,23 @@ void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream s
     const ProblemShape& p = problem.shape;
     const DType dtype = problem.dtype;
     const CellInfo info = cell_info(cell);
-    void* workspace = args.workspace.data;
-    WorkspacePlan plan(workspace);
-    const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
     const PointwiseLaunch launch = launch_for(cell, p, dtype);
     const StateSequenceLayout sequence = state_sequence_layout(info, p);
 
-    // Everything below only launches (run_pass may record it into a graph on another stream).
-    auto enqueue = [&](Stream s) {
+    // Everything below only launches, over the call's buffers or a staged graph's (graph_reuse.hpp).
+    auto enqueue = [&](Stream s, const PassBuffers& b) {
+        WorkspacePlan plan(b[fw_workspace].data);
+        const ForwardWorkspace w = plan_forward(plan, info, p, dtype);
+        void* states = b[fw_states].data;
         // The initial states are states[:, 0]: one copy per state of [B, NH, DH].
         for (int state = 0; state < info.num_states; ++state)
-            cuda::check(cudaMemcpyAsync(at(args.states.data, sequence.offset(state, 0, 0, 0, 0), dtype),
-                                        at(args.initial_states.data, state * units_per_step(p), dtype),
+            cuda::check(cudaMemcpyAsync(at(states, sequence.offset(state, 0, 0, 0, 0), dtype),
+                                        at(b[fw_initial_states].data, state * units_per_step(p), dtype),
                                         static_cast<std::size_t>(units_per_step(p) * bytes_of(dtype)),
                                         cudaMemcpyDeviceToDevice, s),
                         "cudaMemcpyAsync (initial states)");
         reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
-                                   args.recurrent_weights.data, w.weights_head_major, s);
+                                   b[fw_recurrent_weights].data, w.weights_head_major, s);
 
         cublasHandle_t handle = cuda::cublas_for(s);
         ForwardStep step{unit_grid(p, launch),
@@ -158,23 +196,29 @@ void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream s
                          sequence,
                          states_layout(info, p),
                          0,
-                         args.gate_inputs.data,
-                         args.bias.data,
+                         b[fw_gate_inputs].data,
+                         b[fw_bias].data,
                          w.recurrent,
-                         args.states.data,
-                         args.last_state.data,
-                         static_cast<float*>(args.gate_cache.data)};
+                         states,
+                         b[fw_last_state].data,
+                         static_cast<float*>(b[fw_gate_cache].data)};
         for (std::int64_t t = 0; t < p.time_steps; ++t) {
             recurrent_products(handle, dtype, product_shape(info, p), w.weights_head_major,
-                               at(args.states.data, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
+                               at(states, sequence.offset(0, t, 0, 0, 0), dtype), w.recurrent);
             step.t = t;
             launch_forward_step(cell, dtype, launch, step, s);
         }
     };
-    run_pass(pass_key(Pass::forward, cell, dtype, p, RecurrentGradient::full()),
-             {args.gate_inputs.data, args.recurrent_weights.data, args.bias.data, args.initial_states.data,
-              args.states.data, args.last_state.data, args.gate_cache.data, workspace},
-             stream, enqueue);
+    PassBuffers buffers{};
+    buffers[fw_gate_inputs] = input(args.gate_inputs);
+    buffers[fw_recurrent_weights] = input(args.recurrent_weights);
+    buffers[fw_bias] = input(args.bias);
+    buffers[fw_initial_states] = input(args.initial_states);
+    buffers[fw_states] = output(args.states);
+    buffers[fw_last_state] = output(args.last_state);
+    buffers[fw_gate_cache] = output(args.gate_cache);
+    buffers[fw_workspace] = scratch(args.workspace);
+    run_pass(pass_key(Pass::forward, cell, dtype, p, RecurrentGradient::full()), buffers, stream, enqueue);
 }
 
 // The arguments were checked by rnn::backward (passes.cpp).
@@ -184,9 +228,6 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
     const ProblemShape& p = problem.shape;
     const DType dtype = problem.dtype;
     const CellInfo info = cell_info(cell);
-    void* workspace = args.workspace.data;
-    WorkspacePlan plan(workspace);
-    const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
     const PointwiseLaunch launch = launch_for(cell, p, dtype);
     const bool cut = policy.mode == RecurrentGradient::Mode::cut;
     const RecurrentGradientPolicy device_policy{policy.mode == RecurrentGradient::Mode::clipped,
@@ -194,25 +235,27 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
     const HeadProductShape products = product_shape(info, p);
     const std::int64_t gates_per_step = units_per_step(p) * info.num_gates;
 
-    // Everything below only launches (run_pass may record it into a graph on another stream).
-    auto enqueue = [&](Stream s) {
+    // Everything below only launches, over the call's buffers or a staged graph's (graph_reuse.hpp).
+    auto enqueue = [&](Stream s, const PassBuffers& b) {
+        WorkspacePlan plan(b[bw_workspace].data);
+        const BackwardWorkspace w = plan_backward(plan, cell, p, dtype);
         reorder_weights_head_major(dtype, {info.num_recurrent_gates, p.heads, p.head_dim},
-                                   args.recurrent_weights.data, w.weights_head_major, s);
+                                   b[bw_recurrent_weights].data, w.weights_head_major, s);
         cublasHandle_t handle = cuda::cublas_for(s);
         BackwardStep step{unit_grid(p, launch),
                           gate_inputs_layout(info, p),
                           state_sequence_layout(info, p),
                           states_layout(info, p),
                           p.time_steps,
-                          args.states.data,
-                          static_cast<const float*>(args.gate_cache.data),
-                          args.d_states.data,
-                          args.d_last_state.data,
+                          b[bw_states].data,
+                          static_cast<const float*>(b[bw_gate_cache].data),
+                          b[bw_d_states].data,
+                          b[bw_d_last_state].data,
                           nullptr,
                           state_gradient_parts(products),
                           device_policy,
                           w.carry,
-                          args.d_gate_inputs.data,
+                          b[bw_d_gate_inputs].data,
                           w.d_gates};
         for (std::int64_t t = p.time_steps; t >= 1; --t) {
             step.t = t;
@@ -231,18 +274,25 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
                                         cut ? nullptr : w.through_r,
                                         state_gradient_parts(products),
                                         device_policy,
-                                        args.d_states.data,
-                                        args.d_initial_states.data},
+                                        b[bw_d_states].data,
+                                        b[bw_d_initial_states].data},
                                        s);
 
-        parameter_gradients(cell, p, dtype, w.d_gates, args.states.data, w.parameters,
-                            args.d_recurrent_weights.data, args.d_bias.data, s);
+        parameter_gradients(cell, p, dtype, w.d_gates, b[bw_states].data, w.parameters,
+                            b[bw_d_recurrent_weights].data, b[bw_d_bias].data, s);
     };
-    run_pass(pass_key(Pass::backward, cell, dtype, p, policy),
-             {args.recurrent_weights.data, args.states.data, args.gate_cache.data, args.d_states.data,
-              args.d_last_state.data, args.d_gate_inputs.data, args.d_recurrent_weights.data,
-              args.d_bias.data, args.d_initial_states.data, workspace},
-             stream, enqueue);
+    PassBuffers buffers{};
+    buffers[bw_recurrent_weights] = input(args.recurrent_weights);
+    buffers[bw_states] = input(args.states);
+    buffers[bw_gate_cache] = input(args.gate_cache);
+    buffers[bw_d_states] = input(args.d_states);
+    buffers[bw_d_last_state] = input(args.d_last_state);
+    buffers[bw_d_gate_inputs] = output(args.d_gate_inputs);
+    buffers[bw_d_recurrent_weights] = output(args.d_recurrent_weights);
+    buffers[bw_d_bias] = output(args.d_bias);
+    buffers[bw_d_initial_states] = output(args.d_initial_states);
+    buffers[bw_workspace] = scratch(args.workspace);
+    run_pass(pass_key(Pass::backward, cell, dtype, p, policy), buffers, stream, enqueue);
 }
 
 } // namespace flashrnn::alternating

@@ -6,9 +6,11 @@
 // and of the pointers it was captured with, nothing else: a call whose shape key and pointers equal a
 // kept graph's replays that graph. Any other call needs a capture. While its shape key has fewer than
 // `per_shape` graphs, the capture becomes a new graph (the least recently used graph of the cache goes
-// when it holds `capacity`), so that a loop alternating between a few sets of buffers replays each;
-// otherwise the shape key's least recently used graph is refreshed from the capture (same topology,
-// new pointers: cudaGraphExecUpdate instead of a new instantiation).
+// when it holds `capacity`), so that a loop alternating between a few sets of buffers replays each.
+// Once the shape key has its `per_shape` graphs, a call with yet other pointers is `staged`: it runs
+// the shape's one graph over buffers of the backend's own, its inputs copied in and outputs copied
+// out (graph_reuse.cpp), because a training loop that allocates new tensors on every call would
+// otherwise pay a capture (thousands of launches recorded) per call.
 #pragma once
 
 #include <cstddef>
@@ -19,49 +21,37 @@
 
 namespace flashrnn::alternating {
 
-enum class GraphOutcome { replayed, refreshed, made };
+enum class GraphOutcome { replayed, made, staged };
 
 template <class ShapeKey, class Pointers, class Graph> class GraphCache {
   public:
     GraphCache(std::size_t capacity, std::size_t per_shape)
         : capacity_(capacity < 1 ? 1 : capacity), per_shape_(per_shape < 1 ? 1 : per_shape) {}
 
-    // The graph for (shape, pointers), most recently used from now on. `make()` returns a new Graph;
-    // `refresh(graph)` re-targets a kept graph of the same shape key at the new pointers. If either
-    // throws, the exception passes through and no graph for the new pointers is kept (a graph that
-    // failed its refresh is dropped).
-    template <class Make, class Refresh>
-    Graph& get(const ShapeKey& shape, const Pointers& pointers, Make&& make, Refresh&& refresh,
-               GraphOutcome& outcome) {
-        auto oldest_of_shape = entries_.end();
+    // The graph for (shape, pointers), most recently used from now on: a kept one (`replayed`) or
+    // `make()`'s, kept (`made`). Null with `staged` when the shape has its graphs and none is for
+    // these pointers. If `make` throws, the exception passes through and nothing is kept.
+    template <class Make>
+    Graph* get(const ShapeKey& shape, const Pointers& pointers, Make&& make, GraphOutcome& outcome) {
         std::size_t of_shape = 0;
         for (auto it = entries_.begin(); it != entries_.end(); ++it) {
             if (!(it->shape == shape)) continue;
             if (it->pointers == pointers) {
                 entries_.splice(entries_.begin(), entries_, it);
                 outcome = GraphOutcome::replayed;
-                return entries_.front().graph;
+                return &entries_.front().graph;
             }
             ++of_shape;
-            oldest_of_shape = it;
         }
         if (of_shape >= per_shape_) {
-            try {
-                refresh(oldest_of_shape->graph);
-            } catch (...) {
-                entries_.erase(oldest_of_shape);
-                throw;
-            }
-            oldest_of_shape->pointers = pointers;
-            entries_.splice(entries_.begin(), entries_, oldest_of_shape);
-            outcome = GraphOutcome::refreshed;
-            return entries_.front().graph;
+            outcome = GraphOutcome::staged;
+            return nullptr;
         }
         Graph graph = make();
         if (entries_.size() >= capacity_) entries_.pop_back();
         entries_.push_front(Entry{shape, pointers, std::move(graph)});
         outcome = GraphOutcome::made;
-        return entries_.front().graph;
+        return &entries_.front().graph;
     }
 
     std::size_t size() const { return entries_.size(); }

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "cuda/alternating/graph_cache.hpp"
@@ -23,6 +25,11 @@ namespace {
 // an executable graph of T = 1024 holds a few thousand nodes.
 constexpr std::size_t kGraphsPerThreadAndDevice = 16;
 constexpr std::size_t kGraphsPerShape = 4;
+// Staged graphs hold buffers as large as the pass's tensors: a few shapes' worth (a model's layers
+// usually share one shape, and each pass of it has one staged graph).
+constexpr std::size_t kStagedPassesPerThreadAndDevice = 4;
+// Each staged buffer starts at this alignment, as cudaMalloc's own allocations do.
+constexpr std::size_t kStagedAlignment = 256;
 
 std::atomic<bool>& reuse_flag() {
     static std::atomic<bool> flag{graph_reuse_from_environment(std::getenv("FLASHRNN_ALTERNATING_GRAPHS"))};
@@ -43,6 +50,7 @@ class CapturedGraph {
 
 class ExecutableGraph {
   public:
+    ExecutableGraph() = default;
     explicit ExecutableGraph(const CapturedGraph& graph) {
         cuda::check(cudaGraphInstantiate(&exec_, graph.get(), 0), "cudaGraphInstantiate");
     }
@@ -57,37 +65,9 @@ class ExecutableGraph {
     }
     cudaGraphExec_t get() const { return exec_; }
 
-    // The kept graph takes the parameters of `graph` (same topology); if CUDA refuses the update (a
-    // kernel changed, e.g. cuBLAS chose another for the new pointers' alignment), a new instantiation.
-    void refresh(const CapturedGraph& graph) {
-        cudaGraphExecUpdateResultInfo info{};
-        if (cudaGraphExecUpdate(exec_, graph.get(), &info) == cudaSuccess) return;
-        (void)cudaGetLastError(); // the refusal is answered here, not by the next launch's check
-        *this = ExecutableGraph(graph);
-    }
-
   private:
     cudaGraphExec_t exec_ = nullptr;
 };
-
-struct DeviceGraphs {
-    cudaStream_t capture_stream = nullptr;
-    GraphCache<PassKey, PassPointers, ExecutableGraph> cache{kGraphsPerThreadAndDevice, kGraphsPerShape};
-    GraphReuseStats stats;
-
-    DeviceGraphs() = default;
-    DeviceGraphs(const DeviceGraphs&) = delete;
-    DeviceGraphs& operator=(const DeviceGraphs&) = delete;
-    ~DeviceGraphs() { // at process exit the context may be gone: nothing to report then
-        cache.clear();
-        if (capture_stream) cudaStreamDestroy(capture_stream);
-    }
-};
-
-DeviceGraphs& graphs_of_current_device() {
-    thread_local std::map<int, DeviceGraphs> graphs;
-    return graphs[cuda::current_device()];
-}
 
 // True also when the question cannot be answered (the legacy stream while another stream is captured
 // in global mode): the direct launches then report what is wrong.
@@ -100,12 +80,14 @@ bool being_captured(Stream stream) {
     return status != cudaStreamCaptureStatusNone;
 }
 
-CapturedGraph capture(cudaStream_t capture_stream, const std::function<void(Stream)>& enqueue) {
+using Enqueue = std::function<void(Stream, const PassBuffers&)>;
+
+CapturedGraph capture(cudaStream_t capture_stream, const Enqueue& enqueue, const PassBuffers& buffers) {
     // Thread-local mode: other threads' CUDA calls stay unrestricted while this one records.
     cuda::check(cudaStreamBeginCapture(capture_stream, cudaStreamCaptureModeThreadLocal),
                 "cudaStreamBeginCapture");
     try {
-        enqueue(capture_stream);
+        enqueue(capture_stream, buffers);
     } catch (...) { // end the capture, or every later call of this thread that is unsafe in capture fails
         cudaGraph_t partial = nullptr;
         cudaStreamEndCapture(capture_stream, &partial);
@@ -116,6 +98,114 @@ CapturedGraph capture(cudaStream_t capture_stream, const std::function<void(Stre
     cudaGraph_t graph = nullptr;
     cuda::check(cudaStreamEndCapture(capture_stream, &graph), "cudaStreamEndCapture");
     return CapturedGraph(graph);
+}
+
+// Where a buffer lies within kStagedAlignment: cuBLAS picks its kernels by the operands' alignment,
+// so a staged buffer lies where the caller's does, and the staged graph runs the direct launches'
+// kernels (bitwise their results).
+std::size_t misalignment(const void* data) {
+    return reinterpret_cast<std::uintptr_t>(data) % kStagedAlignment;
+}
+
+// Which buffers a staged graph was made for: per entry 0 if absent, else its bytes (inputs and
+// outputs, which the shape decides) or 1 (scratch, which may be given larger than needed), and its
+// misalignment.
+using StagedLayout = std::array<std::array<std::size_t, 2>, kMaxPassBuffers>;
+
+StagedLayout staged_layout(const PassBuffers& buffers) {
+    StagedLayout layout{};
+    for (std::size_t i = 0; i < kMaxPassBuffers; ++i)
+        if (buffers[i].data)
+            layout[i] = {buffers[i].use == PassBuffer::Use::scratch ? 1 : buffers[i].bytes,
+                         misalignment(buffers[i].data)};
+    return layout;
+}
+
+// cudaMalloc refused the staged buffers: the call launches directly instead.
+struct StagingRefused {};
+
+// A pass's graph over buffers of its own, one allocation holding one of each of the caller's
+// buffers: a call copies its inputs in, launches the graph and copies the outputs out, all on the
+// caller's stream. The event orders a call after the previous one when they come on other streams.
+class StagedPass {
+  public:
+    StagedPass(const PassBuffers& like, cudaStream_t capture_stream, const Enqueue& enqueue) {
+        std::array<std::size_t, kMaxPassBuffers> offsets{};
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
+            if (!like[i].data) continue;
+            offsets[i] = total + misalignment(like[i].data);
+            total = (offsets[i] + like[i].bytes + kStagedAlignment - 1) / kStagedAlignment * kStagedAlignment;
+        }
+        void* memory = nullptr;
+        if (cudaMalloc(&memory, total == 0 ? 1 : total) != cudaSuccess) {
+            (void)cudaGetLastError();
+            throw StagingRefused{};
+        }
+        memory_.reset(memory);
+        for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
+            if (!like[i].data) continue;
+            staged_[i] = like[i];
+            staged_[i].data = static_cast<std::byte*>(memory) + offsets[i];
+        }
+        cudaEvent_t done = nullptr;
+        cuda::check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+        done_.reset(done);
+        graph_ = ExecutableGraph(capture(capture_stream, enqueue, staged_));
+    }
+
+    void launch(const PassBuffers& caller, cudaStream_t stream) const {
+        cuda::check(cudaStreamWaitEvent(stream, done_.get(), 0), "cudaStreamWaitEvent (staged pass)");
+        copy(caller, PassBuffer::Use::input, stream);
+        cuda::check(cudaGraphLaunch(graph_.get(), stream), "cudaGraphLaunch (staged pass)");
+        copy(caller, PassBuffer::Use::output, stream);
+        cuda::check(cudaEventRecord(done_.get(), stream), "cudaEventRecord (staged pass)");
+    }
+
+  private:
+    void copy(const PassBuffers& caller, PassBuffer::Use use, cudaStream_t stream) const {
+        const bool in = use == PassBuffer::Use::input;
+        for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
+            if (!caller[i].data || caller[i].use != use) continue;
+            cuda::check(cudaMemcpyAsync(in ? staged_[i].data : caller[i].data,
+                                        in ? caller[i].data : staged_[i].data, caller[i].bytes,
+                                        cudaMemcpyDeviceToDevice, stream),
+                        in ? "cudaMemcpyAsync (staged pass input)" : "cudaMemcpyAsync (staged pass output)");
+        }
+    }
+
+    struct FreeMemory { // cudaFree waits for the device: no launch in flight still uses the memory
+        void operator()(void* memory) const { cudaFree(memory); }
+    };
+    struct DestroyEvent {
+        void operator()(cudaEvent_t event) const { cudaEventDestroy(event); }
+    };
+    PassBuffers staged_{};
+    std::unique_ptr<void, FreeMemory> memory_;
+    std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, DestroyEvent> done_;
+    ExecutableGraph graph_; // destroyed first: it refers to the memory
+};
+
+struct DeviceGraphs {
+    cudaStream_t capture_stream = nullptr;
+    GraphCache<PassKey, PassBuffers, ExecutableGraph> cache{kGraphsPerThreadAndDevice, kGraphsPerShape};
+    GraphCache<PassKey, StagedLayout, StagedPass> staged{kStagedPassesPerThreadAndDevice,
+                                                         kStagedPassesPerThreadAndDevice};
+    GraphReuseStats stats;
+
+    DeviceGraphs() = default;
+    DeviceGraphs(const DeviceGraphs&) = delete;
+    DeviceGraphs& operator=(const DeviceGraphs&) = delete;
+    ~DeviceGraphs() { // at process exit the context may be gone: nothing to report then
+        cache.clear();
+        staged.clear();
+        if (capture_stream) cudaStreamDestroy(capture_stream);
+    }
+};
+
+DeviceGraphs& graphs_of_current_device() {
+    thread_local std::map<int, DeviceGraphs> graphs;
+    return graphs[cuda::current_device()];
 }
 
 } // namespace
@@ -130,42 +220,47 @@ bool graph_reuse() {
 GraphReuseStats graph_reuse_stats() {
     DeviceGraphs& graphs = graphs_of_current_device();
     GraphReuseStats stats = graphs.stats;
-    stats.kept = graphs.cache.size();
+    stats.kept = graphs.cache.size() + graphs.staged.size();
     return stats;
 }
 
 void release_graphs() {
-    graphs_of_current_device().cache.clear();
+    DeviceGraphs& graphs = graphs_of_current_device();
+    graphs.cache.clear();
+    graphs.staged.clear();
 }
 
-void run_pass(const PassKey& key, const PassPointers& pointers, Stream stream,
-              const std::function<void(Stream)>& enqueue) {
+void run_pass(const PassKey& key, const PassBuffers& buffers, Stream stream, const Enqueue& enqueue) {
     DeviceGraphs& graphs = graphs_of_current_device();
-    if (!graph_reuse() || being_captured(stream)) {
+    auto launch_directly = [&] {
         ++graphs.stats.direct;
-        enqueue(stream);
-        return;
-    }
+        enqueue(stream, buffers);
+    };
+    if (!graph_reuse() || being_captured(stream)) return launch_directly();
     if (!graphs.capture_stream)
         cuda::check(cudaStreamCreateWithFlags(&graphs.capture_stream, cudaStreamNonBlocking),
                     "cudaStreamCreateWithFlags (capture stream)");
     cuda::cublas_for(graphs.capture_stream); // the thread's first call creates its handle: not in capture
     GraphOutcome outcome{};
-    ExecutableGraph& graph = graphs.cache.get(
-        key, pointers, [&] { return ExecutableGraph(capture(graphs.capture_stream, enqueue)); },
-        [&](ExecutableGraph& kept) { kept.refresh(capture(graphs.capture_stream, enqueue)); }, outcome);
-    cuda::check(cudaGraphLaunch(graph.get(), stream), "cudaGraphLaunch");
-    switch (outcome) {
-    case GraphOutcome::made:
-        ++graphs.stats.made;
-        break;
-    case GraphOutcome::refreshed:
-        ++graphs.stats.refreshed;
-        break;
-    case GraphOutcome::replayed:
-        ++graphs.stats.replayed;
-        break;
+    const ExecutableGraph* graph = graphs.cache.get(
+        key, buffers, [&] { return ExecutableGraph(capture(graphs.capture_stream, enqueue, buffers)); },
+        outcome);
+    if (graph) {
+        cuda::check(cudaGraphLaunch(graph->get(), stream), "cudaGraphLaunch");
+        ++(outcome == GraphOutcome::made ? graphs.stats.made : graphs.stats.replayed);
+        return;
     }
+    const StagedPass* staged = nullptr;
+    try {
+        GraphOutcome staged_outcome{};
+        staged = graphs.staged.get(
+            key, staged_layout(buffers), [&] { return StagedPass(buffers, graphs.capture_stream, enqueue); },
+            staged_outcome);
+    } catch (const StagingRefused&) { // no memory for the staged buffers: as with graphs off
+    }
+    if (!staged) return launch_directly();
+    staged->launch(buffers, stream);
+    ++graphs.stats.staged;
 }
 
 } // namespace flashrnn::alternating
