@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -203,6 +204,28 @@ Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
     return row;
 }
 
+// What Backend::automatic picks for the shape and how far that is from the faster backend measured
+// (a backend the GPU has no configuration for is not measured: the other one is the faster).
+void print_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const flashrnn::ProblemShape& shape,
+                            const std::map<flashrnn::rnn::Backend, Row>& measured) {
+    using flashrnn::rnn::Backend;
+    const Backend picked = flashrnn::rnn::resolve_backend({cell, dtype, shape}, Backend::automatic);
+    const auto chosen = measured.find(picked);
+    if (chosen == measured.end()) {
+        std::printf("%-11s %5s %4s %5s | automatic picks %s, which was not measured\n", "", "", "", "",
+                    std::string(flashrnn::rnn::to_string(picked)).c_str());
+        return;
+    }
+    double fastest_fw = chosen->second.forward_graph_ms, fastest_fwbw = chosen->second.training_graph_ms;
+    for (const auto& [backend, row] : measured) {
+        fastest_fw = std::min(fastest_fw, row.forward_graph_ms);
+        fastest_fwbw = std::min(fastest_fwbw, row.training_graph_ms);
+    }
+    std::printf("%-11s %5s %4s %5s | automatic picks %s: fw %.2fx, fw+bw %.2fx the faster backend's time\n", "",
+                "", "", "", std::string(flashrnn::rnn::to_string(picked)).c_str(),
+                chosen->second.forward_graph_ms / fastest_fw, chosen->second.training_graph_ms / fastest_fwbw);
+}
+
 std::vector<const Backend*> parse_backends(const std::string& name) {
     if (name == "alternating") return {&kAlternating};
     if (name == "fused") return {&kFused};
@@ -270,6 +293,7 @@ int main(int argc, char** argv) {
                     "fw ms", "fw graph", "fw+bw ms", "fw+bw graph", "fw us/step", "fw+bw us/step");
         for (const flashrnn::ProblemShape& shape : shapes) {
             Tensors tensors(cell, dtype, shape);
+            std::map<flashrnn::rnn::Backend, Row> measured; // graph replays, for the automatic choice
             for (const Backend* backend : backends) {
                 std::printf("%-11s %5lld %4lld %5lld | ", backend->name, static_cast<long long>(shape.batch),
                             static_cast<long long>(shape.heads), static_cast<long long>(shape.head_dim));
@@ -280,6 +304,7 @@ int main(int argc, char** argv) {
                     std::printf("no configuration: %s\n", e.what());
                     continue;
                 }
+                measured[backend->backend] = row;
                 const double per_step = 1000.0 / static_cast<double>(steps);
                 std::printf("%10.3f %10.3f | %10.3f %10.3f | %13.2f %13.2f\n", row.forward_ms,
                             row.forward_graph_ms, row.training_ms, row.training_graph_ms,
@@ -299,6 +324,7 @@ int main(int argc, char** argv) {
                                  row.training_ms, row.training_graph_ms, row.forward_graph_ms * per_step,
                                  row.training_graph_ms * per_step);
             }
+            if (backends.size() == 2) print_automatic_choice(cell, dtype, shape, measured);
         }
         if (csv) std::fclose(csv);
         cudaStreamDestroy(stream);
