@@ -221,9 +221,10 @@ void print_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const fl
         fastest_fw = std::min(fastest_fw, row.forward_graph_ms);
         fastest_fwbw = std::min(fastest_fwbw, row.training_graph_ms);
     }
-    std::printf("%-11s %5s %4s %5s | automatic picks %s: fw %.2fx, fw+bw %.2fx the faster backend's time\n", "",
-                "", "", "", std::string(flashrnn::rnn::to_string(picked)).c_str(),
-                chosen->second.forward_graph_ms / fastest_fw, chosen->second.training_graph_ms / fastest_fwbw);
+    std::printf("%-11s %5s %4s %5s | automatic picks %s: fw %.2fx, fw+bw %.2fx the faster backend's time\n",
+                "", "", "", "", std::string(flashrnn::rnn::to_string(picked)).c_str(),
+                chosen->second.forward_graph_ms / fastest_fw,
+                chosen->second.training_graph_ms / fastest_fwbw);
 }
 
 std::vector<const Backend*> parse_backends(const std::string& name) {

@@ -15,6 +15,8 @@ Overhead (the issue's "per-call overhead of the Python op over the C++ call"): t
 (no projection) at each shape, forward, no autograd, through
   op   torch.ops.flashrnn.rnn_forward(...)            (output allocation, workspace query and
                                                        allocation, argument checks, dispatch)
+  direct flashrnn.lstm(...)                           (what layers call: the op's implementation
+                                                       without the dispatcher in plain eager mode)
   raw  flashrnn._core.rnn_forward(...)                 (the C++ call with the same pointers, outputs
                                                        and workspace allocated once beforehand)
 each timed as --iters calls back to back between two CUDA events (so host time that the GPU hides
@@ -95,6 +97,9 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
             def op():
                 torch.ops.flashrnn.rnn_forward("lstm", x, R, b, s0, False, backend, "full", 0.0, False)
 
+            def direct():
+                flashrnn.lstm(x, R, b, s0, backend=backend)
+
             states, last_state, _ = _ops._rnn_forward_outputs("lstm", x, False, False)
             name = _ops._dtype_name(dtype)
             workspace_bytes = _core.rnn_workspace_bytes("lstm", name, sizes, False, backend, False, device.index)
@@ -107,7 +112,7 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
                 _core.rnn_forward(*arguments)
 
             with torch.no_grad():
-                for label, run in (("op", op), ("raw", raw)):
+                for label, run in (("op", op), ("direct", direct), ("raw", raw)):
                     row[f"{label}_gpu_ms"] = median_ms(lambda: [run() for _ in range(args.calls)],
                                                        args.warmup, args.iters) / args.calls
                     torch.cuda.synchronize()
@@ -123,8 +128,8 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
         print_row(row)
 
 
-COLUMNS = ["dtype", "heads", "head_dim", "B", "T", "layer", "fwd_ms", "fwd_bwd_ms", "op_gpu_ms", "raw_gpu_ms",
-           "overhead_pct", "op_host_us", "raw_host_us", "note"]
+COLUMNS = ["dtype", "heads", "head_dim", "B", "T", "layer", "fwd_ms", "fwd_bwd_ms", "op_gpu_ms", "direct_gpu_ms",
+           "raw_gpu_ms", "overhead_pct", "op_host_us", "direct_host_us", "raw_host_us", "note"]
 
 
 def print_row(row):

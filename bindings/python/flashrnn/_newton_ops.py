@@ -30,6 +30,7 @@ from torch import Tensor
 
 from . import _core
 from ._core import ShapeError, UnsupportedError
+from ._direct import DirectOp
 from ._ops import _check_cpu_dtypes, _check_same_device, _device_tensor, _float64, _host_tensor, _stream
 from ._ops import _optional_device_tensor, _workspace_buffer
 from ._rglru_ops import _check_state_dtypes, state_dtype
@@ -61,8 +62,7 @@ def _workspace(cell, dtype, sizes, options, backward, device) -> tuple:
 # ---- forward -------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::newton_forward", mutates_args=(), device_types="cpu")
-def newton_forward(cell: str, inputs: Tensor, parameters: Tensor, initial_state: Optional[Tensor], backend: str,
+def _newton_forward_cpu(cell: str, inputs: Tensor, parameters: Tensor, initial_state: Optional[Tensor], backend: str,
                    max_iterations: int, tolerance_absolute: float,
                    tolerance_relative: float) -> tuple[Tensor, Tensor, Tensor]:
     call = f"flashrnn::reference::newton_forward({cell})"
@@ -81,6 +81,10 @@ def newton_forward(cell: str, inputs: Tensor, parameters: Tensor, initial_state:
         _host_tensor(states64), _host_tensor(last64))
     statistics = torch.tensor([iterations, max_residual, float(tolerance_met), 0.0], dtype=torch.float32)
     return states64.to(states.dtype), last64.to(last_state.dtype), statistics
+
+
+newton_forward = torch.library.custom_op("flashrnn::newton_forward", mutates_args=(), device_types="cpu")(
+    _newton_forward_cpu)
 
 
 @newton_forward.register_kernel("cuda")
@@ -123,7 +127,7 @@ def _forward_setup_context(ctx, inputs, output):
 def _forward_backward_formula(ctx, d_states, d_last_state, d_statistics):
     cell, backend, max_iterations, tolerance_absolute, tolerance_relative = ctx.options
     x, parameters, initial_state, states = ctx.saved_tensors
-    d_inputs, d_parameters, d_initial_state = torch.ops.flashrnn.newton_backward(
+    d_inputs, d_parameters, d_initial_state = newton_backward_direct(
         cell, x, parameters, initial_state, states,
         None if d_states is None else d_states.contiguous(),
         None if d_last_state is None else d_last_state.contiguous(),
@@ -138,8 +142,7 @@ newton_forward.register_autograd(_forward_backward_formula, setup_context=_forwa
 # ---- backward ------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::newton_backward", mutates_args=(), device_types="cpu")
-def newton_backward(cell: str, inputs: Tensor, parameters: Tensor, initial_state: Optional[Tensor], states: Tensor,
+def _newton_backward_cpu(cell: str, inputs: Tensor, parameters: Tensor, initial_state: Optional[Tensor], states: Tensor,
                     d_states: Optional[Tensor], d_last_state: Optional[Tensor], backend: str, max_iterations: int,
                     tolerance_absolute: float, tolerance_relative: float) -> tuple[Tensor, Tensor, Tensor]:
     call = f"flashrnn::reference::newton_backward({cell})"
@@ -161,6 +164,10 @@ def newton_backward(cell: str, inputs: Tensor, parameters: Tensor, initial_state
         _host_tensor(states64), *(None if t is None else _host_tensor(t) for t in optional[1:]),
         *(_host_tensor(t) for t in wide))
     return tuple(w.to(o.dtype) for w, o in zip(wide, outputs))
+
+
+newton_backward = torch.library.custom_op("flashrnn::newton_backward", mutates_args=(), device_types="cpu")(
+    _newton_backward_cpu)
 
 
 @newton_backward.register_kernel("cuda")
@@ -191,6 +198,11 @@ def _newton_backward_fake(cell, inputs, parameters, initial_state, states, d_sta
     return (inputs.new_empty(inputs.shape),
             inputs.new_empty((info["num_parameters"], units), dtype=states_dtype),
             inputs.new_empty((info["num_states"], batch, units), dtype=states_dtype))
+
+
+newton_forward_direct = DirectOp("newton_forward", {"cpu": _newton_forward_cpu, "cuda": _newton_forward_cuda},
+                                 _forward_setup_context, _forward_backward_formula)
+newton_backward_direct = DirectOp("newton_backward", {"cpu": _newton_backward_cpu, "cuda": _newton_backward_cuda})
 
 
 # ---- the reduction -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from torch import Tensor
 
 from . import _core
 from ._core import ShapeError, UnsupportedError
+from ._direct import DirectOp
 
 # The cells as the C++ registry describes them: states, gates (bias rows), Wx rows, R blocks.
 CELLS: dict[str, dict] = {name: _core.cell_info(name) for name in _core.cells()}
@@ -108,8 +109,7 @@ def _rnn_call(pass_name: str, cell: str) -> str:
 # ---- rnn_forward ---------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::rnn_forward", mutates_args=(), device_types="cpu")
-def rnn_forward(
+def _rnn_forward_cpu(
     cell: str,
     gate_inputs: Tensor,
     recurrent_weights: Tensor,
@@ -136,6 +136,9 @@ def rnn_forward(
                                 _host_tensor(states), _host_tensor(last_state))
     dtype = gate_inputs.dtype
     return states.to(dtype), last_state.to(dtype), torch.empty((0,), dtype=torch.float32)
+
+
+rnn_forward = torch.library.custom_op("flashrnn::rnn_forward", mutates_args=(), device_types="cpu")(_rnn_forward_cpu)
 
 
 @rnn_forward.register_kernel("cuda")
@@ -195,7 +198,7 @@ def _rnn_setup_context(ctx, inputs, output):
 def _rnn_backward_formula(ctx, d_states, d_last_state, d_gate_cache):
     cell, batch_first, backend, recurrent_gradient, clip_value = ctx.options
     recurrent_weights, states, gate_cache, gate_inputs, bias = ctx.saved_tensors
-    d_gate_inputs, d_recurrent_weights, d_bias, d_initial_states = torch.ops.flashrnn.rnn_backward(
+    d_gate_inputs, d_recurrent_weights, d_bias, d_initial_states = rnn_backward_direct(
         cell, recurrent_weights, states, gate_cache, gate_inputs, bias,
         None if d_states is None else d_states.contiguous(),
         None if d_last_state is None else d_last_state.contiguous(),
@@ -210,8 +213,7 @@ rnn_forward.register_autograd(_rnn_backward_formula, setup_context=_rnn_setup_co
 # ---- rnn_backward --------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::rnn_backward", mutates_args=(), device_types="cpu")
-def rnn_backward(
+def _rnn_backward_cpu(
     cell: str,
     recurrent_weights: Tensor,
     states: Tensor,
@@ -242,6 +244,10 @@ def rnn_backward(
         *(_host_tensor(t) for t in outputs), recurrent_gradient, clip_value,
     )
     return tuple(t.to(states.dtype) for t in outputs)
+
+
+rnn_backward = torch.library.custom_op("flashrnn::rnn_backward", mutates_args=(), device_types="cpu")(
+    _rnn_backward_cpu)
 
 
 def _rnn_backward_shapes(cell: str, states: Tensor, batch_first: bool) -> list[tuple]:
@@ -290,11 +296,15 @@ def _rnn_backward_fake(cell, recurrent_weights, states, gate_cache, gate_inputs,
     return tuple(states.new_empty(shape) for shape in _rnn_backward_shapes(cell, states, batch_first))
 
 
+rnn_forward_direct = DirectOp("rnn_forward", {"cpu": _rnn_forward_cpu, "cuda": _rnn_forward_cuda},
+                              _rnn_setup_context, _rnn_backward_formula)
+rnn_backward_direct = DirectOp("rnn_backward", {"cpu": _rnn_backward_cpu, "cuda": _rnn_backward_cuda})
+
+
 # ---- linrec --------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::linrec_forward", mutates_args=(), device_types="cpu")
-def linrec_forward(x: Tensor, c: Tensor, reverse: bool) -> Tensor:
+def _linrec_forward_cpu(x: Tensor, c: Tensor, reverse: bool) -> Tensor:
     call = "flashrnn::linrec::forward on the CPU reference"
     named = [("x", x), ("c", c)]
     _check_same_device(call, named)
@@ -304,6 +314,10 @@ def linrec_forward(x: Tensor, c: Tensor, reverse: bool) -> Tensor:
     y = torch.empty(x.shape, dtype=torch.float64)
     _core.reference_linrec_forward(*(_host_tensor(t) for t in inputs), _host_tensor(y), reverse)
     return y.to(x.dtype)
+
+
+linrec_forward = torch.library.custom_op("flashrnn::linrec_forward", mutates_args=(), device_types="cpu")(
+    _linrec_forward_cpu)
 
 
 def _check_rows(call: str, tensors: Sequence[tuple[str, Optional[Tensor]]]) -> None:
@@ -340,15 +354,14 @@ def _linrec_setup_context(ctx, inputs, output):
 
 def _linrec_backward_formula(ctx, dy):
     c, y = ctx.saved_tensors
-    dx, dc = torch.ops.flashrnn.linrec_backward(dy.contiguous(), c, y, ctx.reverse)
+    dx, dc = linrec_backward_direct(dy.contiguous(), c, y, ctx.reverse)
     return dx, dc, None
 
 
 linrec_forward.register_autograd(_linrec_backward_formula, setup_context=_linrec_setup_context)
 
 
-@torch.library.custom_op("flashrnn::linrec_backward", mutates_args=(), device_types="cpu")
-def linrec_backward(dy: Tensor, c: Tensor, y: Tensor, reverse: bool) -> tuple[Tensor, Tensor]:
+def _linrec_backward_cpu(dy: Tensor, c: Tensor, y: Tensor, reverse: bool) -> tuple[Tensor, Tensor]:
     call = "flashrnn::linrec::backward on the CPU reference"
     named = [("dy", dy), ("c", c), ("y", y)]
     _check_same_device(call, named)
@@ -359,6 +372,10 @@ def linrec_backward(dy: Tensor, c: Tensor, y: Tensor, reverse: bool) -> tuple[Te
     dc = torch.empty(dy.shape, dtype=torch.float64)
     _core.reference_linrec_backward(*(_host_tensor(t) for t in inputs), _host_tensor(dx), _host_tensor(dc), reverse)
     return dx.to(dy.dtype), dc.to(dy.dtype)
+
+
+linrec_backward = torch.library.custom_op("flashrnn::linrec_backward", mutates_args=(), device_types="cpu")(
+    _linrec_backward_cpu)
 
 
 @linrec_backward.register_kernel("cuda")
@@ -374,3 +391,8 @@ def _linrec_backward_cuda(dy, c, y, reverse):
 @linrec_backward.register_fake
 def _linrec_backward_fake(dy, c, y, reverse):
     return dy.new_empty(dy.shape), dy.new_empty(dy.shape)
+
+
+linrec_forward_direct = DirectOp("linrec_forward", {"cpu": _linrec_forward_cpu, "cuda": _linrec_forward_cuda},
+                                 _linrec_setup_context, _linrec_backward_formula)
+linrec_backward_direct = DirectOp("linrec_backward", {"cpu": _linrec_backward_cpu, "cuda": _linrec_backward_cuda})

@@ -61,7 +61,7 @@ def rnn(
     keep_gate_cache = torch.is_grad_enabled() and (
         gate_inputs.requires_grad or recurrent_weights.requires_grad or bias.requires_grad
         or initial_states.requires_grad)
-    states, last_state, _ = torch.ops.flashrnn.rnn_forward(
+    states, last_state, _ = _ops.rnn_forward_direct(
         cell, gate_inputs, recurrent_weights, bias, initial_states, batch_first, backend, recurrent_gradient,
         float(clip_value), keep_gate_cache)
     return states, last_state
@@ -98,7 +98,7 @@ def linrec(x: Tensor, c: Tensor, *, reverse: bool = False) -> Tensor:
     if c.shape != x.shape:
         raise _ops.ShapeError(f"flashrnn.linrec: c: expected the shape of x {list(x.shape)}, got {list(c.shape)}")
     length = x.shape[-1]
-    y = torch.ops.flashrnn.linrec_forward(x.reshape(-1, length), c.reshape(-1, length), reverse)
+    y = _ops.linrec_forward_direct(x.reshape(-1, length), c.reshape(-1, length), reverse)
     return y.view(x.shape)
 
 
@@ -143,7 +143,7 @@ def newton(
     call = f"flashrnn.{cell}"
     _check_newton_options(call, backend)
     absolute, relative = (0.0, 0.0) if tolerance is None else (float(tolerance[0]), float(tolerance[1]))
-    states, last_state, statistics = torch.ops.flashrnn.newton_forward(
+    states, last_state, statistics = _newton_ops.newton_forward_direct(
         cell, inputs, parameters, initial_state, backend, int(max_iterations), absolute, relative)
     return (states, last_state, statistics) if return_statistics else (states, last_state)
 
