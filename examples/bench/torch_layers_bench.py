@@ -11,6 +11,12 @@ batch sweep 2 .. 256. "fwd" is the forward under torch.no_grad(); "fwd+bwd" the 
 out.sum().backward() (gradients of the input and every parameter). Times: CUDA events around each
 call, after --warmup calls (backend choice, NVRTC compilation, allocator), the median of --iters.
 
+The peer (--nx-flashrnn DIR, in the same run): NX-AI's original flashrnn (its `cuda_fused` and
+`cuda` alternating backends), imported as the package `nx_flashrnn` from DIR (the repository's
+`flashrnn/` directory copied to DIR/nx_flashrnn, so that its name does not clash with this package; it
+compiles its kernels with torch's cpp_extension at the first call of a shape, not timed), wrapped as
+a layer like flashrnn.nn.LSTM: the same input projection, then its head-wise LSTM.
+
 Overhead (the issue's "per-call overhead of the Python op over the C++ call"): the recurrence alone
 (no projection) at each shape, forward, no autograd, through
   op   torch.ops.flashrnn.rnn_forward(...)            (output allocation, workspace query and
@@ -54,6 +60,25 @@ def layer_runs(layer, x):
     return forward, forward_backward
 
 
+class PeerLSTM(torch.nn.Module):
+    """NX-AI flashrnn's head-wise LSTM behind the input projection flashrnn.nn.LSTM has."""
+
+    def __init__(self, peer, backend, hidden, heads, head_dim, dtype):
+        super().__init__()
+        self.peer, self.backend, self.heads, self.head_dim = peer, backend, heads, head_dim
+        self.dtype_name = {torch.bfloat16: "bfloat16", torch.float16: "float16"}[dtype]
+        make = dict(device="cuda", dtype=dtype)
+        self.projection = torch.nn.Linear(hidden, 4 * hidden, **make)
+        self.R = torch.nn.Parameter(torch.randn(4, heads, head_dim, head_dim, **make) / head_dim**0.5)
+        self.b = torch.nn.Parameter(torch.zeros(4, heads, head_dim, **make))
+
+    def forward(self, x):
+        batch, steps, _ = x.shape
+        gate_inputs = self.projection(x).view(batch, steps, 4, self.heads, self.head_dim)
+        return self.peer.flashrnn(gate_inputs, self.R, self.b, function="lstm", backend=self.backend,
+                                  dtype=self.dtype_name)
+
+
 def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
     import flashrnn
 
@@ -64,6 +89,9 @@ def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
         hidden, heads, head_dim, batch_first=True, backend=b, device="cuda", dtype=dtype)) for backend in BACKENDS]
     candidates.append(("torch.nn.LSTM cuDNN", lambda: torch.nn.LSTM(hidden, hidden, batch_first=True, device="cuda",
                                                                      dtype=dtype)))
+    if args.peer is not None:
+        candidates += [(f"NX-AI flashrnn {backend}", lambda b=backend: PeerLSTM(args.peer, b, hidden, heads, head_dim,
+                                                                                 dtype)) for backend in ("cuda_fused", "cuda")]
     for name, make in candidates:
         row = {"dtype": dtype_name, "heads": heads, "head_dim": head_dim, "B": batch, "T": args.T, "layer": name}
         try:
@@ -71,7 +99,7 @@ def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
             forward, forward_backward = layer_runs(layer, x)
             row["fwd_ms"] = median_ms(forward, args.warmup, args.iters)
             row["fwd_bwd_ms"] = median_ms(forward_backward, args.warmup, args.iters)
-        except (flashrnn.Error, torch.cuda.OutOfMemoryError) as error:  # e.g. no fused tiling for 1x768
+        except Exception as error:  # e.g. no fused tiling for 1x768, or a shape the peer refuses: reported
             row["note"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
             torch.cuda.empty_cache()
         rows.append(row)
@@ -152,7 +180,14 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=10, help="back-to-back calls per overhead timing")
     parser.add_argument("--quick", action="store_true", help="batches 2, 16, 256 and fewer iterations")
     parser.add_argument("--csv", help="also write the rows to this CSV file")
+    parser.add_argument("--nx-flashrnn", metavar="DIR", help="also time NX-AI flashrnn, imported as nx_flashrnn from DIR")
     args = parser.parse_args(argv)
+    args.peer = None
+    if args.nx_flashrnn:
+        sys.path.insert(0, args.nx_flashrnn)
+        import nx_flashrnn
+
+        args.peer = nx_flashrnn
     if not torch.cuda.is_available():
         print("torch_layers_bench: needs a CUDA device (torch.cuda.is_available() is False); nothing measured")
         return 0
