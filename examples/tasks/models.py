@@ -16,9 +16,10 @@ HEADWISE = {"lstm": flashrnn.nn.LSTM, "slstm": flashrnn.nn.SLSTM, "gru": flashrn
 NEWTON = {"flash_gru": flashrnn.nn.FlashGRU, "flash_lstm": flashrnn.nn.FlashLSTM}
 
 
-def recurrent_layer(name: str, hidden: int, heads: int, device: str, newton_iterations: int) -> torch.nn.Module:
+def recurrent_layer(name: str, hidden: int, heads: int, device: str, newton_iterations: int,
+                    newton_backend: str = "newton") -> torch.nn.Module:
     """The layer of flashrnn.nn for `name`, hidden units wide, batch-first. On CUDA the head-wise cells
-    run the fused kernel and FlashGRU / FlashLSTM Newton's method; on the CPU every layer runs the
+    run the fused kernel and FlashGRU / FlashLSTM `newton_backend` (Newton's method); on the CPU every layer runs the
     library's float64 reference (the Newton cells sequentially, which is what Newton converges to)."""
     cuda = device.startswith("cuda")
     if name in HEADWISE:
@@ -27,7 +28,7 @@ def recurrent_layer(name: str, hidden: int, heads: int, device: str, newton_iter
         return HEADWISE[name](hidden, heads, hidden // heads, batch_first=True,
                               backend="fused" if cuda else "automatic")
     if name in NEWTON:
-        return NEWTON[name](hidden, hidden, batch_first=True, backend="newton" if cuda else "automatic",
+        return NEWTON[name](hidden, hidden, batch_first=True, backend=newton_backend if cuda else "automatic",
                             max_iterations=newton_iterations)
     if name == "linrec":
         return flashrnn.nn.LinRec(hidden, hidden)
@@ -52,12 +53,12 @@ class SequenceModel(torch.nn.Module):
     """tokens [B, L] -> logits [B, L, vocabulary]."""
 
     def __init__(self, name: str, vocabulary: int, hidden: int, *, heads: int = 4, convolution: bool = False,
-                 device: str = "cpu", newton_iterations: int = 3) -> None:
+                 device: str = "cpu", newton_iterations: int = 3, newton_backend: str = "newton") -> None:
         super().__init__()
         self.embedding = torch.nn.Embedding(vocabulary, hidden)
         self.norm_in = torch.nn.RMSNorm(hidden)
         self.convolution = CausalConvolution(hidden) if convolution else torch.nn.Identity()
-        self.recurrent = recurrent_layer(name, hidden, heads, device, newton_iterations)
+        self.recurrent = recurrent_layer(name, hidden, heads, device, newton_iterations, newton_backend)
         self.norm_out = torch.nn.RMSNorm(hidden)
         self.head = torch.nn.Linear(hidden, vocabulary)
 

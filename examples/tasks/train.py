@@ -40,6 +40,7 @@ class Config:
     eval_every: int = 250
     eval_sequences: int = 512      # per evaluation length, at the end (a quarter of it during training)
     newton_iterations: int = 3
+    newton_backend: str = "newton"  # FlashGRU / FlashLSTM on CUDA: "newton" or "sequential" (exact)
 
 
 def learning_rate(step: int, config: Config) -> float:
@@ -106,7 +107,8 @@ def train(config: Config, task: Task | None = None) -> dict:
     torch.manual_seed(config.seed)
     model = SequenceModel(config.model, task.vocabulary, config.hidden, heads=config.heads,
                           convolution=task.convolution, device=config.device,
-                          newton_iterations=config.newton_iterations).to(config.device)
+                          newton_iterations=config.newton_iterations,
+                          newton_backend=config.newton_backend).to(config.device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=1e-6)
     generator = torch.Generator().manual_seed(config.seed)
     history, losses = [], []
@@ -178,6 +180,8 @@ def arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--eval-every", type=int, help="steps between evaluations during training (0: none)")
     parser.add_argument("--eval-sequences", type=int, help="sequences per evaluation length")
     parser.add_argument("--newton-iterations", type=int, help="Newton iterations of flash_gru / flash_lstm on CUDA")
+    parser.add_argument("--newton-backend", choices=["newton", "sequential"],
+                        help="FlashGRU / FlashLSTM on CUDA (default newton)")
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder of the results")
     return parser
 
@@ -186,7 +190,7 @@ def config_from(args: argparse.Namespace, model: str, task: str, plan: dict | No
     """A Config from the plan's values, overridden by the options given on the command line."""
     values = dict(plan or {})
     for field in ("device", "steps", "batch", "hidden", "heads", "lr", "seed", "eval_every", "eval_sequences",
-                  "newton_iterations"):
+                  "newton_iterations", "newton_backend"):
         if getattr(args, field) is not None:
             values[field] = getattr(args, field)
     return Config(model=model, task=task, **values)
