@@ -1,5 +1,5 @@
-"""Head-wise recurrent layers (LSTM, GRU, SLSTM, Elman), the RG-LRU layer and the Newton layers
-(FlashGRU, FlashLSTM).
+"""Head-wise recurrent layers (LSTM, GRU, SLSTM, Elman), the linear recurrences (LinRec, RGLRU) and the
+Newton layers (FlashGRU, FlashLSTM).
 
 A layer holds the input projection W [G_in * NH * DH, input_size] (no bias of its own), the
 block-diagonal recurrent weights R [G_rec, NH, DH, DH] and one bias b [G, NH, DH] in the library's
@@ -22,9 +22,9 @@ from torch import Tensor
 
 from . import _newton_ops, _ops
 from ._rglru_ops import state_dtype
-from .functional import newton, rglru, rnn
+from .functional import linrec, newton, rglru, rnn
 
-__all__ = ["LSTM", "GRU", "SLSTM", "Elman", "RGLRU", "FlashGRU", "FlashLSTM"]
+__all__ = ["LSTM", "GRU", "SLSTM", "Elman", "LinRec", "RGLRU", "FlashGRU", "FlashLSTM"]
 
 
 class _HeadwiseRNN(torch.nn.Module):
@@ -154,6 +154,45 @@ class Elman(_HeadwiseRNN):
         if module.nonlinearity != "tanh":
             raise _ops.UnsupportedError("flashrnn.nn.Elman.from_torch: only nonlinearity='tanh'")
         return cls._from_torch_module(module, lambda ih, hh: list(ih + hh), **options)
+
+
+class LinRec(torch.nn.Module):
+    """A gated diagonal linear recurrence over `hidden_size` channels (the linear baseline of the
+    state-tracking papers, minGRU's form), run by flashrnn.linrec:
+
+        f_t = sigmoid(W_f x_t + b_f),  u_t = W_u x_t + b_u,  h_t = f_t h_{t-1} + (1 - f_t) u_t
+
+    The decay f_t depends on the input but never on h, and lies in (0, 1): the state is a linear
+    function of its past, which is what keeps such layers from tracking parity. input [B, L, input]
+    (batch_first, the default) or [L, B, input]; state [B, hidden] or None (zero). Returns (h shaped as
+    the input, hidden wide; the last state [B, hidden]). The op wants time last: the layer transposes to
+    [B, hidden, L] and back.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, *, batch_first: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.input_size, self.hidden_size, self.batch_first = input_size, hidden_size, batch_first
+        self.gates = torch.nn.Linear(input_size, 2 * hidden_size, device=device, dtype=dtype)  # rows f, u
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, batch_first={self.batch_first}"
+
+    def forward(self, input: Tensor, state: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
+        if input.dim() != 3 or input.shape[1 if self.batch_first else 0] == 0:
+            layout = "[B, L, input]" if self.batch_first else "[L, B, input]"
+            raise _ops.ShapeError(f"flashrnn.nn.LinRec: input: expected {layout} with L >= 1, got "
+                                  f"{list(input.shape)}")
+        sequences = input if self.batch_first else input.transpose(0, 1)       # [B, L, input]
+        forget, candidate = self.gates(sequences).transpose(1, 2).chunk(2, dim=1)  # [B, hidden, L] each
+        decay = torch.sigmoid(forget).contiguous()
+        drive = (1 - decay) * candidate
+        if state is not None:  # h_0 = f_0 h_{-1} + drive_0: fold the state into the first step
+            drive = torch.cat([drive[..., :1] + decay[..., :1] * state.unsqueeze(-1), drive[..., 1:]], dim=-1)
+        h = linrec(drive.contiguous(), decay)
+        last = h[..., -1]
+        h = h.transpose(1, 2)
+        return (h if self.batch_first else h.transpose(0, 1)), last
 
 
 class RGLRU(torch.nn.Module):

@@ -103,7 +103,7 @@ def make_layer(layer_cls, **factory):
     """An 8-wide layer of each kind, batch-first."""
     if layer_cls is flashrnn.nn.RGLRU:
         return layer_cls(8, batch_first=True, **factory)
-    if layer_cls in (flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM):
+    if layer_cls in (flashrnn.nn.LinRec, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM):
         return layer_cls(8, 8, batch_first=True, **factory)
     return layer_cls(8, num_heads=2, head_dim=4, batch_first=True, **factory)
 
@@ -119,8 +119,9 @@ class Model(torch.nn.Module):
         return self.head(out[:, -1]) + last[0].sum()
 
 
-ALL_LAYERS = [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman, flashrnn.nn.RGLRU,
-              flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM]
+ALL_LAYERS = [flashrnn.nn.LSTM, flashrnn.nn.GRU, flashrnn.nn.SLSTM, flashrnn.nn.Elman, flashrnn.nn.LinRec,
+              flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM]
+SCAN_AND_NEWTON_LAYERS = [flashrnn.nn.LinRec, flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM]
 
 
 @pytest.mark.parametrize("layer_cls", ALL_LAYERS)
@@ -163,7 +164,7 @@ def test_training_reduces_the_loss():
     assert losses[-1] < 0.5 * losses[0]
 
 
-@pytest.mark.parametrize("layer_cls", [flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM])
+@pytest.mark.parametrize("layer_cls", SCAN_AND_NEWTON_LAYERS)
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_scan_and_newton_layers_continue_from_their_state(layer_cls, batch_first):
     """Running a sequence in two halves, the second from the first's last state, is running it whole;
@@ -173,7 +174,7 @@ def test_scan_and_newton_layers_continue_from_their_state(layer_cls, batch_first
     x = torch.randn((2, 9, 8) if batch_first else (9, 2, 8), dtype=torch.float64)
     out, last = layer(x)
     assert out.shape == x.shape
-    assert last.shape == ((2, 8) if layer_cls is flashrnn.nn.RGLRU else (layer.num_states, 2, 8))
+    assert last.shape == ((2, 8) if layer_cls in (flashrnn.nn.RGLRU, flashrnn.nn.LinRec) else (layer.num_states, 2, 8))
     cut = (slice(None), slice(0, 5)) if batch_first else (slice(0, 5),)
     rest = (slice(None), slice(5, None)) if batch_first else (slice(5, None),)
     first, middle = layer(x[cut])
@@ -199,6 +200,35 @@ def test_newton_layers_report_statistics_and_agree_across_backends(layer_cls):
     assert statistics.shape == (4,) and statistics[2] == 1 and statistics[1] <= 1e-12
 
 
+def test_linrec_layer_matches_the_formula_step_by_step():
+    """h_t = f_t h_{t-1} + (1 - f_t) u_t with (f, u) = (sigmoid, identity) of the gate projection."""
+    layer = flashrnn.nn.LinRec(3, 4, batch_first=False, dtype=torch.float64)
+    x = torch.randn(7, 2, 3, dtype=torch.float64)
+    state = torch.randn(2, 4, dtype=torch.float64)
+    out, last = layer(x, state)
+    h = state
+    for t in range(7):
+        forget, candidate = layer.gates(x[t]).chunk(2, dim=-1)
+        f = torch.sigmoid(forget)
+        h = f * h + (1 - f) * candidate
+        torch.testing.assert_close(out[t], h)
+    torch.testing.assert_close(last, h)
+
+
+def test_linrec_layer_gradients_match_finite_differences():
+    layer = flashrnn.nn.LinRec(2, 3, dtype=torch.float64)
+    x = torch.randn(2, 5, 2, dtype=torch.float64, requires_grad=True)
+    state = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x, s, w, b: torch.func.functional_call(
+        layer, {"gates.weight": w, "gates.bias": b}, (x, s))[0], (x, state, layer.gates.weight, layer.gates.bias))
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (2, 3)])
+def test_linrec_layer_refuses_an_empty_or_flat_input(shape):
+    with pytest.raises(flashrnn.ShapeError, match=r"LinRec: input: expected \[B, L, input\]"):
+        flashrnn.nn.LinRec(3, 4)(torch.randn(shape))
+
+
 def test_rglru_layer_decay_starts_in_griffins_range():
     layer = flashrnn.nn.RGLRU(64)
     a = torch.exp(-torch.nn.functional.softplus(layer.lambda_))
@@ -207,7 +237,7 @@ def test_rglru_layer_decay_starts_in_griffins_range():
 
 
 @requires_cuda
-@pytest.mark.parametrize("layer_cls", [flashrnn.nn.RGLRU, flashrnn.nn.FlashGRU, flashrnn.nn.FlashLSTM])
+@pytest.mark.parametrize("layer_cls", SCAN_AND_NEWTON_LAYERS)
 def test_cuda_scan_and_newton_layers_against_the_cpu(layer_cls):
     layer = make_layer(layer_cls, dtype=torch.float64)
     x = torch.randn(3, 50, 8, dtype=torch.float64)
