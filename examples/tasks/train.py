@@ -137,7 +137,7 @@ def train(config: Config, task: Task | None = None) -> dict:
     train_time = time.perf_counter() - started
     print(file=sys.stderr)
     accuracy = evaluate(model, task, config, config.eval_sequences)
-    return {
+    result = {
         "task": config.task,
         "model": config.model,
         "accuracy": accuracy,
@@ -152,6 +152,16 @@ def train(config: Config, task: Task | None = None) -> dict:
         "config": asdict(config),
         "history": history,
     }
+    # A Newton model evaluated again with the exact sequential solution: what the trained cell computes,
+    # apart from how far a fixed number of Newton iterations converges on sequences longer than trained.
+    newton_layer = getattr(model.recurrent, "backend", None) == "newton"
+    if newton_layer:
+        model.recurrent.backend = "sequential"
+        exact = evaluate(model, task, config, config.eval_sequences)
+        model.recurrent.backend = "newton"
+        result["accuracy_exact_solve"] = exact
+        result["summary_accuracy_exact_solve"] = summary_accuracy(task, exact)
+    return result
 
 
 def write_result(result: dict, out: Path) -> Path:
@@ -164,7 +174,9 @@ def write_result(result: dict, out: Path) -> Path:
 def read_result(path: Path) -> dict:
     """A result JSON with its accuracy keys as ints again (JSON keys are strings)."""
     result = json.loads(path.read_text())
-    result["accuracy"] = {int(length): value for length, value in result["accuracy"].items()}
+    for key in ("accuracy", "accuracy_exact_solve"):
+        if key in result:
+            result[key] = {int(length): value for length, value in result[key].items()}
     return result
 
 
