@@ -37,7 +37,10 @@ def parse(argv):
     p.add_argument("--heads", type=int, default=2)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--mixers", default="lstm,slstm,flash_gru,flash_lstm")
-    p.add_argument("--backend", default="automatic")
+    p.add_argument("--backend", default="automatic", help="of the head-wise mixers")
+    # Not "automatic": its choice depends on the batch, which differs between a rank and the whole, and
+    # Newton's 3 iterations and the sequential solution differ by more than round-off.
+    p.add_argument("--newton-backend", default="newton", help="of flash_gru, flash_lstm")
     p.add_argument("--batch", type=int, default=2, help="sequences per rank")
     p.add_argument("--seq-len", type=int, default=16)
     p.add_argument("--tolerance", type=float, help="default: by dtype (see above)")
@@ -66,7 +69,7 @@ def relative_errors(got: dict[str, torch.Tensor], want: dict[str, torch.Tensor])
 
 def check(engine: str, args, process: engines.Process) -> dict:
     config = ModelConfig(width=args.width, heads=args.heads, layers=args.layers, mixers=tuple(args.mixers.split(",")),
-                         backend=args.backend)
+                         backend=args.backend, newton_backend=args.newton_backend)
     dtype = DTYPES[args.dtype]
     model = build_model(config, dtype, process.device, seed=0)
     whole = copy.deepcopy(model)

@@ -29,7 +29,8 @@ class ModelConfig:
     heads: int = 4
     mixers: tuple[str, ...] = ("lstm", "slstm", "flash_gru", "flash_lstm")
     mlp_ratio: int = 4
-    backend: str = "automatic"  # the flashrnn backend of every mixer
+    backend: str = "automatic"  # of the head-wise mixers: automatic, fused or alternating
+    newton_backend: str = "automatic"  # of flash_gru / flash_lstm: automatic, newton or sequential
     checkpoint_blocks: bool = True  # recompute each block's activations in the backward pass
 
     def __post_init__(self) -> None:
@@ -56,7 +57,7 @@ class RecurrentMixer(torch.nn.Module):
             self.rnn = HEADWISE[kind](width, config.heads, width // config.heads, batch_first=True,
                                       backend=config.backend)
         else:
-            self.rnn = NEWTON[kind](width, width, batch_first=True, backend=config.backend)
+            self.rnn = NEWTON[kind](width, width, batch_first=True, backend=config.newton_backend)
         self.output = torch.nn.Linear(width, width, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

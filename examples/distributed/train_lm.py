@@ -39,7 +39,8 @@ def parse(argv):
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--mixers", default="lstm,slstm,flash_gru,flash_lstm",
                    help=f"comma-separated, cycled over the layers; of {', '.join(MIXERS)}")
-    p.add_argument("--backend", default="automatic", help="flashrnn backend of the mixers")
+    p.add_argument("--backend", default="automatic", help="of the head-wise mixers (fused, alternating)")
+    p.add_argument("--newton-backend", default="automatic", help="of flash_gru, flash_lstm (newton, sequential)")
     p.add_argument("--batch", type=int, default=8, help="sequences per rank and step")
     p.add_argument("--seq-len", type=int, default=256)
     p.add_argument("--steps", type=int, default=20)
@@ -66,6 +67,7 @@ def parse(argv):
 def model_config(args) -> ModelConfig:
     return ModelConfig(vocab_size=args.vocab, width=args.width, layers=args.layers, heads=args.heads,
                        mixers=tuple(args.mixers.split(",")), backend=args.backend,
+                       newton_backend=args.newton_backend,
                        checkpoint_blocks=not args.no_checkpoint)
 
 

@@ -2,7 +2,8 @@
 # examples/distributed on the GPUs of this machine (docs/distributed.md):
 #   1 GPU:   train_lm.py with DDP and with FSDP2 at world size 1 (tokens/s), and check_gradients.py at
 #            world size 1 (the engines' gradients against the unwrapped model's, bf16 autocast);
-#   2 GPUs:  check_gradients.py on 2 ranks (NCCL; fp32, then bf16 autocast) and the throughput of both
+#   2 GPUs:  check_gradients.py on 2 ranks (NCCL; fp32 alternating/sequential, then bf16 autocast with
+#            the fused / Newton kernels) and the throughput of both
 #            engines on 1 and 2 GPUs at the same batch per GPU, with the scaling (goal >= 1.8x).
 # Needs python3 with torch and a CUDA build of flashrnn importable (the wheel, or PYTHONPATH).
 #   PYTHON (python3)  OUT (/tmp/flashrnn-distributed): JSON results, logs and summary.txt
@@ -46,7 +47,9 @@ step check-1gpu launch 1 check_gradients.py --device "$DEVICE" --autocast --json
 for ranks in 1 2; do
   [ "$gpus" -ge "$ranks" ] || { summary+=("only $gpus GPU: the $ranks-GPU runs are left out"); continue; }
   if [ "$ranks" = 2 ]; then
-    step check-2gpu-fp32 launch 2 check_gradients.py --device "$DEVICE" --json "$OUT/check-2gpu-fp32.json"
+    # fp32 through the full-fp32 paths (the fused kernels multiply in tf32); bf16 through the default ones.
+    step check-2gpu-fp32 launch 2 check_gradients.py --device "$DEVICE" --backend alternating \
+      --newton-backend sequential --json "$OUT/check-2gpu-fp32.json"
     step check-2gpu-bf16 launch 2 check_gradients.py --device "$DEVICE" --autocast --json "$OUT/check-2gpu-bf16.json"
   fi
   for engine in ddp fsdp2; do
