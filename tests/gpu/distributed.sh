@@ -47,6 +47,10 @@ step check-1gpu launch 1 check_gradients.py --device "$DEVICE" --autocast --json
 for ranks in 1 2; do
   [ "$gpus" -ge "$ranks" ] || { summary+=("only $gpus GPU: the $ranks-GPU runs are left out"); continue; }
   if [ "$ranks" = 2 ]; then
+    if [ "$DEVICE" = cuda ] && "$PYTHON" -c 'import pytest' 2>/dev/null; then # layers on cuda:1, cuda:0 current
+      step layers-on-gpu-1 "$PYTHON" -m pytest -q -rs -p no:cacheprovider \
+        tests/python/flashrnn/test_flashrnn_distributed.py -k second_gpu
+    fi
     # fp32 through the full-fp32 paths (the fused kernels multiply in tf32); bf16 through the default ones.
     step check-2gpu-fp32 launch 2 check_gradients.py --device "$DEVICE" --backend alternating \
       --newton-backend sequential --json "$OUT/check-2gpu-fp32.json"

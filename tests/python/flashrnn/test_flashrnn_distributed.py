@@ -122,3 +122,30 @@ def test_every_tensor_a_layer_holds_is_a_registered_parameter(make_layer):
         assert not plain, (type(module).__name__, plain)
     assert all(type(p) is torch.nn.Parameter for p in layer.parameters())
     assert len(list(layer.buffers())) == 0
+
+
+requires_two_gpus = pytest.mark.skipif(
+    not (torch.cuda.is_available() and flashrnn.built_with_cuda() and torch.cuda.device_count() >= 2),
+    reason="fewer than two CUDA devices (or flashrnn built without CUDA): two-GPU test skipped")
+
+
+@requires_two_gpus
+@pytest.mark.parametrize("make_layer", [
+    lambda: flashrnn.nn.SLSTM(16, num_heads=2, head_dim=16, batch_first=True),
+    lambda: flashrnn.nn.RGLRU(16), lambda: flashrnn.nn.FlashGRU(16, 16, batch_first=True)])
+def test_a_layer_on_the_second_gpu_runs_there_while_the_first_is_current(make_layer):
+    """What a rank whose tensors live on cuda:1 needs: the ops follow the tensors' device, not the current
+    one, and leave the current device as it was; the result is that of cuda:0."""
+    torch.cuda.set_device(0)
+    x = torch.randn(3, 20, 16)
+    results = []
+    for device in ("cuda:0", "cuda:1"):
+        torch.manual_seed(0)
+        layer = make_layer().to(device)
+        output = layer(x.to(device))[0]
+        output.square().sum().backward()
+        assert output.device == torch.device(device)
+        assert torch.cuda.current_device() == 0
+        results.append([output.cpu()] + [p.grad.cpu() for p in layer.parameters()])
+    for on_0, on_1 in zip(*results):
+        torch.testing.assert_close(on_1, on_0, atol=1e-4, rtol=1e-4)
