@@ -4,8 +4,8 @@
     python examples/distributed/train_lm.py --engine ddp --device cpu --width 32 --steps 5   # one process
 
 bf16 autocast on CUDA (float32 parameters and optimizer state), the blocks recomputed in the backward
-pass (activation checkpointing), tokens/s printed per step and at the end (the mean after the
-warm-up steps, which include NVRTC's compilation of the fused kernels); --json writes the result.
+pass (activation checkpointing), tokens/s printed per step and at the end (the tokens over the time of the steps after
+the warm-up, which includes NVRTC's compilation of the fused kernels); --json writes the result.
 Exit status: 0, or 1 when the loss is not finite.
 """
 from __future__ import annotations
@@ -52,9 +52,11 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, help="write the result here (rank 0)")
     args = p.parse_args(argv)
-    for name in ("batch", "seq_len", "steps", "width", "layers", "heads", "vocab"):
+    for name in ("batch", "steps", "width", "layers", "heads", "vocab"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if args.seq_len < 2:
+        p.error(f"--seq-len must be at least 2 (a token and the next), got {args.seq_len}")
     if args.warmup < 0 or args.warmup >= args.steps:
         p.error(f"--warmup must be in [0, --steps), got {args.warmup}")
     try:
@@ -91,7 +93,7 @@ def train(args, process: engines.Process) -> dict:
     global_batch = args.batch * process.world_size
     tokens_per_step = global_batch * (args.seq_len - 1)
     synchronize = torch.cuda.synchronize if process.device.type == "cuda" else (lambda: None)
-    losses, rates = [], []
+    losses, rates, times = [], [], []
     for step in range(args.steps):
         tokens = rank_rows(dataset.global_batch(step, global_batch, args.seq_len, args.seed), process.rank,
                            process.world_size).to(process.device)
@@ -108,22 +110,22 @@ def train(args, process: engines.Process) -> dict:
         torch.distributed.all_reduce(summed_loss)  # a sum: gloo has no average
         losses.append(summed_loss.item() / process.world_size)
         rates.append(tokens_per_step / seconds)
+        times.append(seconds)
         if process.is_main:
             print(f"step {step:4d}  loss {losses[-1]:.4f}  {rates[-1]:12.0f} tokens/s  {seconds * 1e3:8.1f} ms",
                   flush=True)
-    measured = rates[args.warmup:]
     result = {
         "engine": args.engine, "world_size": process.world_size, "device": device_name(process.device),
         "config": {**vars(args), "json": str(args.json) if args.json else None, "mixers": list(config.mixers)},
         "parameters": sum(p.numel() for p in engines.unwrapped(model).parameters()),  # a DTensor's are global
         "tokens_per_step": tokens_per_step, "losses": losses, "tokens_per_s": rates,
-        "mean_tokens_per_s": sum(measured) / len(measured),
+        "mean_tokens_per_s": tokens_per_step * len(times[args.warmup:]) / sum(times[args.warmup:]),
         "peak_memory_bytes": torch.cuda.max_memory_allocated(process.device) if process.device.type == "cuda"
         else None,
     }
     if process.is_main:
         print(f"{args.engine} on {process.world_size} x {result['device']}: {result['mean_tokens_per_s']:.0f} "
-              f"tokens/s (mean of steps {args.warmup}..{args.steps - 1}), loss {losses[0]:.4f} -> {losses[-1]:.4f}")
+              f"tokens/s (steps {args.warmup}..{args.steps - 1}), loss {losses[0]:.4f} -> {losses[-1]:.4f}")
     return result
 
 
