@@ -1,7 +1,7 @@
 // Run-time compilation of the fused kernels (NVRTC, no GPU needed) and the on-disk kernel cache:
 // compiling for sm_90 and sm_80, the ptxas register report, hits, misses, corrupt and truncated
-// files, concurrent writers (threads and processes), and the traits of every configuration the
-// solver picks for every preset compiled as C++ by NVRTC.
+// files, concurrent writers (threads and processes), processes compiling one kernel at once, and the traits
+// of every configuration the solver picks for every preset compiled as C++ by NVRTC.
 #include "cuda/fused/fused_compiler.hpp"
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/core/stream.hpp"
@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sys/wait.h>
 #include <thread>
@@ -30,6 +31,34 @@ namespace {
 
 bool is_valid_entry(const KernelCache& cache, const std::string& key) {
     return cache.load(key).has_value();
+}
+
+// Forks `count` processes, the i-th running body(i) and exiting with its status (an exception: 3).
+std::vector<pid_t> fork_children(int count, const std::function<int(int)>& body) {
+    std::vector<pid_t> children;
+    for (int i = 0; i < count; ++i) {
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            int status = 3;
+            try {
+                status = body(i);
+            } catch (...) {
+            }
+            ::_exit(status);
+        }
+        children.push_back(child);
+    }
+    return children;
+}
+
+void check_children_succeed(const std::vector<pid_t>& children) {
+    for (pid_t child : children) {
+        int status = -1;
+        ::waitpid(child, &status, 0);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+    }
 }
 
 } // namespace
@@ -192,22 +221,11 @@ TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave 
         return k;
     };
     constexpr int kThreads = 4, kProcesses = 3, kRounds = 40;
-    std::vector<pid_t> children;
-    for (int p = 0; p < kProcesses; ++p) {
-        const pid_t child = ::fork();
-        REQUIRE(child >= 0);
-        if (child == 0) {
-            int status = 0;
-            try {
-                for (int round = 0; round < kRounds; ++round)
-                    cache.store(key, entry(kThreads + p));
-            } catch (...) {
-                status = 1;
-            }
-            ::_exit(status);
-        }
-        children.push_back(child);
-    }
+    const std::vector<pid_t> children = fork_children(kProcesses, [&](int p) {
+        for (int round = 0; round < kRounds; ++round)
+            cache.store(key, entry(kThreads + p));
+        return 0;
+    });
     std::atomic<bool> writing{true};
     std::atomic<int> bad_reads{0}, good_reads{0};
     std::thread reader([&] {
@@ -227,12 +245,7 @@ TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave 
         });
     for (std::thread& w : writers)
         w.join();
-    for (pid_t child : children) {
-        int status = -1;
-        ::waitpid(child, &status, 0);
-        CHECK(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-    }
+    check_children_succeed(children);
     writing = false;
     reader.join();
     CHECK(bad_reads == 0);
@@ -241,6 +254,39 @@ TEST_CASE("kernel cache: concurrent writers (threads and processes) never leave 
     // No temporary file is left behind.
     for (const auto& file : std::filesystem::directory_iterator(cache.dir()))
         CHECK(file.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+// What the ranks of a distributed job do at start-up: each process compiles the same kernel at the same
+// moment into one cache folder that does not exist yet (released together through a pipe).
+TEST_CASE("kernel cache: processes compiling the same kernel at once leave one whole entry") {
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path / "new" / "cache");
+    const FusedKernelTraits traits = lstm_traits();
+    constexpr int kProcesses = 3;
+    int gate[2];
+    REQUIRE(::pipe(gate) == 0);
+    const std::vector<pid_t> children = fork_children(kProcesses, [&](int) {
+        char go = 0;
+        if (::read(gate[0], &go, 1) != 1) return 1;
+        const CompiledKernel k = compile_fused_kernel(kTraitsProbe, traits, "sm_90", options);
+        return k.cubin.size() > 1000 && k.lowered_name == "traits_probe" ? 0 : 2;
+    });
+    const std::string go(kProcesses, 'g');
+    REQUIRE(::write(gate[1], go.data(), go.size()) == kProcesses);
+    ::close(gate[0]);
+    ::close(gate[1]);
+    const CompiledKernel mine = compile_fused_kernel(kTraitsProbe, traits, "sm_90", options);
+    check_children_succeed(children);
+    const KernelCache cache(*options.cache_dir);
+    const auto entry = cache.load(mine.cache_key);
+    REQUIRE(entry.has_value());
+    CHECK(entry->cubin == mine.cubin);
+    int files = 0;
+    for (const auto& file : std::filesystem::directory_iterator(cache.dir())) {
+        CHECK(file.path().filename().string().find(".tmp.") == std::string::npos);
+        ++files;
+    }
+    CHECK(files == 1); // one key, one entry
 }
 
 TEST_CASE("kernel cache: FLASHRNN_CACHE_DIR, then XDG_CACHE_HOME, then ~/.cache") {

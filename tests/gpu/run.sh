@@ -20,18 +20,8 @@ mkdir -p "$OUT"
 QUICK=${FLASHRNN_GPU_QUICK:-0}
 PARTS=" ${FLASHRNN_GPU_PARTS:-rnn scan bench} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
-summary=()
-failed=0
-step() { # name, command...
-  local name=$1; shift
-  local start=$SECONDS
-  "$@" >"$LOGS/$name.log" 2>&1
-  local rc=$?
-  [ $rc -eq 0 ] || failed=1
-  summary+=("$(printf '%-34s %-6s %4ss' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL:$rc)" $((SECONDS - start)))")
-  tail -n 25 "$LOGS/$name.log"
-  return $rc
-}
+STEP_LOGS=$LOGS
+source tests/gpu/step.sh
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/device.txt"
 if part rnn; then

@@ -82,11 +82,14 @@ class _HeadwiseRNN(torch.nn.Module):
         info = _ops.CELLS[self.cell]
         gate_inputs = torch.nn.functional.linear(input, self.weight_ih).unflatten(
             -1, (info["num_input_gates"], self.num_heads, self.head_dim))
-        bias = self.bias
-        if bias is None:
-            bias = gate_inputs.new_zeros((info["num_gates"], self.num_heads, self.head_dim))
-        initial_states = None if state is None else state.unflatten(-1, (self.num_heads, self.head_dim))
-        states, last_state = rnn(self.cell, gate_inputs, self.recurrent_weights, bias, initial_states,
+        # Under autocast the projection comes out in the autocast dtype (bf16) while the parameters stay
+        # float32; the op takes one dtype, so the rest follows the projection, as torch's own layers do.
+        dtype = gate_inputs.dtype
+        recurrent_weights = self.recurrent_weights.to(dtype)
+        bias = gate_inputs.new_zeros((info["num_gates"], self.num_heads, self.head_dim)) if self.bias is None \
+            else self.bias.to(dtype)
+        initial_states = None if state is None else state.to(dtype).unflatten(-1, (self.num_heads, self.head_dim))
+        states, last_state = rnn(self.cell, gate_inputs, recurrent_weights, bias, initial_states,
                                  batch_first=self.batch_first, backend=self.backend,
                                  recurrent_gradient=self.recurrent_gradient, clip_value=self.clip_value)
         hidden = states[0, 1:]  # [T, B, NH, DH]
