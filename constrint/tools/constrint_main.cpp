@@ -10,8 +10,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -222,15 +220,11 @@ std::string read_model(const std::string& file) {
         text << std::cin.rdbuf();
         return text.str();
     }
-    std::error_code ec;
-    if (std::filesystem::is_directory(file, ec))
-        throw UsageError{"'" + file + "' is a directory, not a model file"};
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UsageError{"cannot open '" + file + "': " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw UsageError{"cannot read '" + file + "'"};
-    return text.str();
+    try {
+        return read_model_file(file);
+    } catch (const FileError& e) {
+        throw UsageError{e.what()};
+    }
 }
 
 // ---- output -----------------------------------------------------------------------------------

@@ -383,3 +383,13 @@ def test_keyboard_interrupt_while_other_threads_solve():
         for t in threads:
             t.join(30)
     assert results == ["UNKNOWN", "UNKNOWN"]
+
+
+def test_load_of_a_directory_or_a_missing_file_is_a_file_error(tmp_path):
+    with pytest.raises(ci.FileError, match="it is a directory, not a model file"):
+        ci.load(str(tmp_path))
+    missing = str(tmp_path / "missing.cint")
+    with pytest.raises(ci.FileError) as caught:
+        ci.load(missing)
+    assert str(caught.value) == f"cannot open '{missing}': No such file or directory"
+    assert isinstance(caught.value, ci.Error)

@@ -121,6 +121,7 @@ PYBIND11_MODULE(_core, m) {
     // The base first: pybind11 tries the translators registered last first.
     const auto error = py::register_exception<Error>(m, "Error", PyExc_ValueError);
     py::register_exception<ModelError>(m, "ModelError", error.ptr());
+    py::register_exception<FileError>(m, "FileError", error.ptr());
     // ParseError carries file, line and column as attributes besides its message.
     static py::exception<ParseError> parse_error(m, "ParseError", error.ptr());
     py::register_exception_translator([](std::exception_ptr p) {

@@ -106,5 +106,7 @@ class Builder {
 
 // Posts one FlatZinc constraint (builtins.cpp); throws ParseError for an unknown one.
 void post_builtin(Builder& b, const ConstraintItem& c);
+// Whether post_builtin knows the constraint `name`.
+bool is_builtin(std::string_view name);
 
 } // namespace constrint::flatzinc
