@@ -113,3 +113,11 @@ TEST_CASE("reliability: a directory or a missing file is not a model") {
     CHECK_THROWS_WITH_AS(load_cint("/no/such/model.cint"),
                          "cannot open '/no/such/model.cint': No such file or directory", FileError);
 }
+
+TEST_CASE("reliability: NUL bytes and invalid UTF-8 in a FlatZinc model are escaped in messages") {
+    using namespace std::string_literals; // the NUL stays in the text
+    CHECK(flatzinc_answer("var 1..3: x;\nconstraint foo\0bar(x);\nsolve satisfy;\n"s) ==
+          "error: m.fzn:2:15: unexpected character '\\x00'");
+    CHECK(flatzinc_answer("var 1..3: x;\nconstraint fo\xff\xfeo(x);\nsolve satisfy;\n") ==
+          "error: m.fzn:2:14: unexpected character '\\xff'");
+}

@@ -1,4 +1,5 @@
 #include "flatzinc/lexer.hpp"
+#include "format/quote_byte.hpp"
 
 #include <cctype>
 
@@ -166,7 +167,7 @@ class Lexer {
             break;
         }
         t.kind = Tok::Error;
-        t.text = std::string("unexpected character '") + c + "'";
+        t.text = "unexpected character " + quote_byte(c);
     }
 
     void number(Token& t) {
