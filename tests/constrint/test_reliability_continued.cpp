@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -120,4 +121,114 @@ TEST_CASE("reliability: NUL bytes and invalid UTF-8 in a FlatZinc model are esca
           "error: m.fzn:2:15: unexpected character '\\x00'");
     CHECK(flatzinc_answer("var 1..3: x;\nconstraint fo\xff\xfeo(x);\nsolve satisfy;\n") ==
           "error: m.fzn:2:14: unexpected character '\\xff'");
+}
+
+// ---- limits -------------------------------------------------------------------------------------
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+TEST_CASE("reliability: products of huge constants are factored within a bounded time") {
+    // 2^6000 + 1 = 193 * (a 5993-bit cofactor): a primality test of the cofactor alone took
+    // seconds, Pollard-Brent over it minutes, with no time check in between.
+    const Integer n = power(2, 6000) + 1;
+    auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(positive_divisors(n, 1000).has_value());
+    CHECK(seconds_since(start) < 1);
+    // Small factors are still found, and numbers of moderate size fully factored.
+    CHECK(positive_divisors(power(2, 64) + 1, 1000) ==
+          std::vector<Integer>{1, 274177, Integer("67280421310721"), power(2, 64) + 1});
+
+    Model m = parse_cint("var x, y in 2..2^6001;\nx * y == 2^6000 + 1;\n", "product.cint");
+    SolveOptions options;
+    options.time_limit_seconds = 1;
+    start = std::chrono::steady_clock::now();
+    const Result result = solve(m, options);
+    CHECK(seconds_since(start) < 3);
+    CHECK((result.status == Status::Unknown || result.status == Status::Satisfiable));
+    for (const Solution& s : result.solutions)
+        CHECK(s[m.at("x")] * s[m.at("y")] == n);
+}
+
+TEST_CASE("reliability: integer literals of a million digits parse in subquadratic time") {
+    const std::string nines(1000000, '9');
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<Integer> value = parse_integer(nines);
+    CHECK(seconds_since(start) < 3); // 30 s digit by digit
+    REQUIRE(value);
+    CHECK(*value == power(10, 1000000) - 1);
+    CHECK(parse_integer("-12345678901234567890123456789") == Integer("-12345678901234567890123456789"));
+    CHECK(parse_digits("ffFF0000ffff0000ffff", 16) == Integer("0xffff0000ffff0000ffff"));
+    CHECK(parse_digits("777", 8) == 511);
+    CHECK_FALSE(parse_digits("778", 8));
+    CHECK_FALSE(parse_integer("12a"));
+    CHECK_FALSE(parse_integer("-"));
+
+    // Through FlatZinc, where the literal was parsed digit by digit.
+    const std::string model = "var 0..9: x :: output_var;\nconstraint int_le(x, " + nines.substr(0, 300000) +
+                              ");\nsolve satisfy;\n";
+    const auto fzn_start = std::chrono::steady_clock::now();
+    CHECK(flatzinc_answer(model) == "x = 0;\n----------\n");
+    CHECK(seconds_since(fzn_start) < 3);
+}
+
+TEST_CASE("reliability: the FlatZinc time limit covers reading and building the model") {
+    FlatZincOptions options;
+    options.time_limit_seconds = 0.3;
+    std::ostringstream out;
+    const auto start = std::chrono::steady_clock::now();
+    solve_flatzinc("array [1..4000000] of var 0..1: x;\nsolve satisfy;\n", "m.fzn", options, out);
+    CHECK(seconds_since(start) < 2); // 13 s and gigabytes to build it all
+    CHECK(out.str() == "=====UNKNOWN=====\n");
+}
+
+TEST_CASE("reliability: an explanation shares one deadline among its checks") {
+    // Twice ten pigeons in nine holes: without any one constraint the other flock still has no
+    // solution, so each of the 90 checks is a proof of about half a second.
+    Model m;
+    for (int flock = 0; flock < 2; ++flock) {
+        std::vector<Var> pigeons;
+        for (int i = 0; i < 10; ++i)
+            pigeons.push_back(m.var("p" + std::to_string(flock) + "_" + std::to_string(i), 1, 9));
+        for (std::size_t i = 0; i < pigeons.size(); ++i) {
+            for (std::size_t j = i + 1; j < pigeons.size(); ++j)
+                m.add(pigeons[i] != pigeons[j]);
+        }
+    }
+    SolveOptions per_check;
+    per_check.time_limit_seconds = 0.5;
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<Conflict> conflict = explain_conflict(m, per_check, 1.0);
+    CHECK(seconds_since(start) < 2);
+    if (conflict) CHECK_FALSE(conflict->minimal);
+
+    // A deadline long enough changes nothing for a quick model.
+    Model small = parse_cint("var x in 0..5;\nx > 3;\nx < 2;\nx != 7;\n", "small.cint");
+    const std::optional<Conflict> quick = explain_conflict(small, {}, 10.0);
+    REQUIRE(quick);
+    CHECK(quick->constraints == std::vector<std::size_t>{0, 1});
+    CHECK(quick->minimal);
+}
+
+TEST_CASE("reliability: search over many free variables and long search lists is near-linear") {
+    // 40k free variables took 3.5 s and a `search` list of 100k 18 s (a scan from the first
+    // variable at every node, a scan of the list per listed variable); now well under a second each.
+    for (const bool listed : {false, true}) {
+        Model m;
+        std::vector<Var> vars;
+        for (int i = 0; i < 100000; ++i)
+            vars.push_back(m.var("x" + std::to_string(i), 0, 1));
+        if (listed) m.search(vars);
+        const auto start = std::chrono::steady_clock::now();
+        const Result result = solve(m);
+        CAPTURE(listed);
+        CHECK(seconds_since(start) < 3);
+        REQUIRE(result.solutions.size() == 1);
+        CHECK(result.solutions[0][vars.back()] == 0);
+    }
 }

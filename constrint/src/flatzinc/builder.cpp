@@ -158,6 +158,7 @@ Domain Builder::set(const Node& n) {
 
 Ref Builder::declare_variable(const Declaration& d, const std::string& name,
                               const std::optional<Node>& value) {
+    deadline_.check();
     const bool is_bool = d.type.base == BaseType::Bool;
     Domain domain = is_bool         ? Domain::range(0, 1)
                     : d.type.domain ? *d.type.domain
@@ -376,6 +377,7 @@ Program Builder::build(bool free_search) {
     for (engine::VarId x = 0; x < store().num_vars(); ++x)
         empty_domain = empty_domain || store().dom(x).empty();
     for (const ConstraintItem& c : ast_.constraints) {
+        deadline_.check();
         if (!empty_domain || !is_builtin(c.name)) post_builtin(*this, c);
     }
     post_cardinality_sums();
