@@ -413,3 +413,18 @@ def test_explain_with_a_timeout_returns_within_it_for_all_the_checks_together():
     assert time.monotonic() - start < 3.0
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         m.explain(timeout=0)
+
+
+def test_a_product_of_a_huge_constant_answers_within_the_timeout():
+    # Issue 23: factoring 2^6000 + 1 (a primality test and Pollard-Brent on a 5993-bit cofactor) had
+    # no time check: ci.solve(timeout=1) was still running after 120 s.
+    m = ci.Model()
+    x = m.int_var("x", 2, 2**6001)
+    y = m.int_var("y", 2, 2**6001)
+    m += x * y == 2**6000 + 1
+    start = time.monotonic()
+    result = ci.solve(m, timeout=1)
+    assert time.monotonic() - start < 3.0
+    assert result.status in ("SATISFIABLE", "UNKNOWN")
+    for s in result.solutions:
+        assert s[x] * s[y] == 2**6000 + 1
