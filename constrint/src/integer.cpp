@@ -3,6 +3,7 @@
 #include <boost/multiprecision/miller_rabin.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <random>
 
@@ -101,7 +102,8 @@ std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
             do {
                 ys = (ys * ys + c) % n;
                 g = gcd(x > ys ? Integer(x - ys) : Integer(ys - x), n);
-            } while (g == 1);
+                budget = budget > 0 ? budget - 1 : 0;
+            } while (g == 1 && budget > 0);
         }
         if (g != n && g != 1) return g;
     }
@@ -139,8 +141,16 @@ std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::siz
             m /= p;
         }
     }
-    std::uint64_t budget = 1u << 20;
-    if (m > 1 && !factor_into(m, factors, budget)) return std::nullopt;
+    if (m > 1) {
+        // What is left after trial division: a primality test and Pollard-Brent steps cost about
+        // the square of its size in machine words each, so the step budget (2^20 up to 128 bits)
+        // shrinks with it, and past kMaxFactoredBits even one primality test is too slow.
+        const std::uint64_t bits = boost::multiprecision::msb(m) + 1;
+        if (bits > kMaxFactoredBits) return std::nullopt;
+        const std::uint64_t words = bits / 64 + 1;
+        std::uint64_t budget = std::min<std::uint64_t>(1u << 20, (std::uint64_t{1} << 22) / (words * words));
+        if (!factor_into(m, factors, budget)) return std::nullopt;
+    }
 
     std::size_t count = 1;
     for (const auto& [prime, exponent] : factors) {
@@ -167,17 +177,50 @@ std::string to_string(const Integer& value) {
     return value.str();
 }
 
+namespace {
+
+// The value of `digits` (all valid in `base`) by halves: high * base^(length of low) + low, so that
+// the big multiplications are few and balanced (Karatsuba in Boost) instead of one per digit, which
+// made a million-digit literal cost half a minute. `powers` caches base^n by n.
+Integer digits_value(std::string_view digits, unsigned base, std::map<std::size_t, Integer>& powers) {
+    if (digits.size() <= 16) { // 16^16 and 10^16 fit in 64 bits
+        std::uint64_t v = 0;
+        for (char c : digits) {
+            const int lower = std::tolower(static_cast<unsigned char>(c));
+            v = v * base + static_cast<unsigned>(lower >= 'a' ? lower - 'a' + 10 : lower - '0');
+        }
+        return Integer(v);
+    }
+    const std::size_t low_size = digits.size() / 2;
+    auto [it, inserted] = powers.try_emplace(low_size);
+    if (inserted) it->second = power(Integer(base), static_cast<unsigned>(low_size));
+    const Integer& scale = it->second;
+    return digits_value(digits.substr(0, digits.size() - low_size), base, powers) * scale +
+           digits_value(digits.substr(digits.size() - low_size), base, powers);
+}
+
+} // namespace
+
 std::optional<Integer> parse_integer(std::string_view text) {
     std::size_t i = 0;
     bool negative = false;
     if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
-    if (i == text.size()) return std::nullopt;
-    Integer value = 0;
-    for (; i < text.size(); ++i) {
-        if (text[i] < '0' || text[i] > '9') return std::nullopt;
-        value = value * 10 + (text[i] - '0');
+    const std::optional<Integer> value = parse_digits(text.substr(i), 10);
+    if (!value) return std::nullopt;
+    return negative ? Integer(-*value) : *value;
+}
+
+std::optional<Integer> parse_digits(std::string_view digits, unsigned base) {
+    if (digits.empty() || base < 2 || base > 16) return std::nullopt;
+    for (char c : digits) {
+        const int lower = std::tolower(static_cast<unsigned char>(c));
+        const int d = std::isdigit(lower)            ? lower - '0'
+                      : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10
+                                                     : 99;
+        if (d >= static_cast<int>(base)) return std::nullopt;
     }
-    return negative ? Integer(-value) : value;
+    std::map<std::size_t, Integer> powers;
+    return digits_value(digits, base, powers);
 }
 
 } // namespace constrint

@@ -10,8 +10,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -222,15 +220,11 @@ std::string read_model(const std::string& file) {
         text << std::cin.rdbuf();
         return text.str();
     }
-    std::error_code ec;
-    if (std::filesystem::is_directory(file, ec))
-        throw UsageError{"'" + file + "' is a directory, not a model file"};
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UsageError{"cannot open '" + file + "': " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw UsageError{"cannot read '" + file + "'"};
-    return text.str();
+    try {
+        return read_model_file(file);
+    } catch (const FileError& e) {
+        throw UsageError{e.what()};
+    }
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -471,11 +465,9 @@ int run_solve(const Options& o) {
         per_check.order = o.order;
         per_check.cancel = &g_cancel;
         per_check.node_limit = 1000000; // a check undecided within this keeps its constraint
-        if (o.timeout) {                // every check gets an equal share of the time left
-            const double left = std::max(1e-3, *o.timeout - seconds_since_start());
-            per_check.time_limit_seconds = left / static_cast<double>(model.constraints().size() + 1);
-        }
-        conflict = explain_conflict(model, per_check);
+        std::optional<double> left;     // one deadline for all the checks: the run's
+        if (o.timeout) left = std::max(1e-3, *o.timeout - seconds_since_start());
+        conflict = explain_conflict(model, per_check, left);
         explained = true;
     }
 

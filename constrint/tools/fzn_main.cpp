@@ -2,12 +2,17 @@
 #include <constrint/constrint.hpp>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 
 namespace {
+
+// Exit statuses (docs/flatzinc.md): 0 an answer was printed (solutions, UNSATISFIABLE, UNKNOWN),
+// 1 a bad or unsupported model, 2 bad usage, 3 out of memory (a limit, as in `constrint solve`).
+constexpr int kExitBadModel = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitOutOfMemory = 3;
 
 constexpr const char* kUsage =
     "usage: fzn-constrint [options] model.fzn\n"
@@ -21,7 +26,7 @@ constexpr const char* kUsage =
 
 [[noreturn]] void usage_error(const std::string& message) {
     std::cerr << "fzn-constrint: " << message << "\n" << kUsage;
-    std::exit(2);
+    std::exit(kExitUsage);
 }
 
 unsigned long long number_argument(int argc, char** argv, int& i, const std::string& flag) {
@@ -72,31 +77,32 @@ int main(int argc, char** argv) {
     }
     if (file.empty()) usage_error("no model file");
 
-    std::stringstream text;
-    if (file == "-") {
-        text << std::cin.rdbuf();
-    } else {
-        std::ifstream in(file, std::ios::binary);
-        if (!in) {
-            std::cerr << "fzn-constrint: cannot open '" << file << "'\n";
-            return 1;
-        }
-        text << in.rdbuf();
-    }
     try {
-        constrint::solve_flatzinc(text.str(), file == "-" ? "<stdin>" : file, options, std::cout);
+        std::string text;
+        if (file == "-") {
+            std::stringstream in;
+            in << std::cin.rdbuf();
+            text = in.str();
+        } else {
+            text = constrint::read_model_file(file);
+        }
+        constrint::solve_flatzinc(text, file == "-" ? "<stdin>" : file, options, std::cout);
+    } catch (const constrint::FileError& e) {
+        std::cerr << "fzn-constrint: " << e.what() << "\n";
+        return kExitBadModel;
     } catch (const constrint::Error& e) {
         std::cout.flush();
         std::cerr << e.what() << "\n";
-        return 1;
+        return kExitBadModel;
     } catch (const std::bad_alloc&) {
+        // A limit, as for `constrint solve`: the solutions printed so far stand.
         std::cout.flush();
-        std::cerr << "fzn-constrint: out of memory\n";
-        return 1;
+        std::cerr << "fzn-constrint: stopped: out of memory\n";
+        return kExitOutOfMemory;
     } catch (const std::exception& e) {
         std::cout.flush();
         std::cerr << "fzn-constrint: internal error: " << e.what() << "\n";
-        return 1;
+        return kExitBadModel;
     }
     return 0;
 }

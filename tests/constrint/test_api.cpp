@@ -34,10 +34,10 @@ TEST_CASE("bad models get a ModelError with a clear message") {
 
     Var zero = m.var("zero", 0, 0);
     Model div = m;
-    div.add(x / zero == 1);
+    div.minimize(x / zero);
     CHECK(message_of([&] { solve(div); }) == "division by a term whose only value is 0");
     Model mod = m;
-    mod.add(x % zero == 1);
+    mod.maximize(x % zero);
     CHECK(message_of([&] { solve(mod); }) == "modulo by a term whose only value is 0");
 
     Model other;

@@ -455,7 +455,7 @@ TEST_CASE("format: limits on hostile input are parse errors") {
 }
 
 TEST_CASE("format: load_cint reads files and names them in errors") {
-    CHECK_THROWS_AS(load_cint("/nonexistent/model.cint"), ParseError);
+    CHECK_THROWS_AS(load_cint("/nonexistent/model.cint"), FileError); // no position: read_model_file
     Model m = load_cint(std::string(CONSTRINT_SOURCE_DIR) + "/examples/models/no_solution.cint");
     CHECK(m.constraints().size() == 5);
     CHECK(m.constraints()[0].origin.file.find("no_solution.cint") != std::string::npos);

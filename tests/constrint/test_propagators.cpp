@@ -164,6 +164,23 @@ TEST_CASE("propagators: x % y == z (floor modulo, the sign of the divisor)") {
         [](Model& m, const Vars& x) { m.add(x[0] == x[1] * (x[0] / x[1]) + x[0] % x[1]); }, {300, 24});
 }
 
+TEST_CASE("propagators: a divisor whose only value is 0 makes its constraint false") {
+    // docs/model-format.md: a term x / 0 or mod(x, 0) falsifies the whole constraint, inside a
+    // disjunction too; divisibility by 0 is a false relation, only that part of a disjunction.
+    const auto never = [](const Assignment&) { return false; };
+    check_propagator("x / 0 == y", 2, kNine, never, [](Model& m, const Vars& x) { m.add(x[0] / 0 == x[1]); },
+                     {100, 900});
+    check_propagator("(x / 0 == y) | (x == 1)", 2, kNine, never,
+                     [](Model& m, const Vars& x) { m.add((x[0] / 0 == x[1]) | (x[0] == 1)); }, {100, 901});
+    check_propagator("(x % z == y) | (x == 1), z in 0..0", {interval(-2, 2), interval(-2, 2), {0}}, never,
+                     [](Model& m, const Vars& x) { m.add((x[0] % x[2] == x[1]) | (x[0] == 1)); }, {100, 902});
+    check_propagator("x % 0 == 0", 1, kNine, never, [](Model& m, const Vars& x) { m.add(x[0] % 0 == 0); },
+                     {100, 903});
+    check_propagator(
+        "(x % 0 == 0) | (x == y)", 2, kNine, [](const Assignment& a) { return v(a, 0) == v(a, 1); },
+        [](Model& m, const Vars& x) { m.add((x[0] % 0 == 0) | (x[0] == x[1])); }, {100, 904});
+}
+
 TEST_CASE("propagators: abs, min, max") {
     check_propagator(
         "abs(x) == y", 2, kNine, [](const Assignment& a) { return iabs(v(a, 0)) == v(a, 1); },

@@ -2,11 +2,13 @@
 """FlatZinc snippets through fzn-constrint (as Gecode's test/flatzinc): each snippets/NAME.fzn runs
 with the flags of its `% flags:` line; its stdout must equal snippets/NAME.out when that file exists
 and contain every `% stdout-contains:` line; its exit status must be `% exit:` (default 0) and its
-stderr contain every `% stderr-contains:` line.
+stderr contain every `% stderr-contains:` line. `% model: PATH` runs on PATH (relative to the snippet
+directory) instead of the snippet itself; `% memory-limit-mib: N` limits the address space to N MiB.
 
 usage: snippet_tests.py FZN_CONSTRINT SNIPPET_DIR NAME   (or SNIPPET_DIR --list)
 """
 import pathlib
+import resource
 import subprocess
 import sys
 
@@ -21,7 +23,16 @@ def run(program, directory, name):
     text = source.read_text()
     flags = " ".join(headers(text, "flags")).split()
     exit_code = int((headers(text, "exit") or ["0"])[0])
-    result = subprocess.run([program, *flags, source.name], cwd=directory, capture_output=True, text=True, timeout=60)
+    model = (headers(text, "model") or [source.name])[0]
+    memory_limit = headers(text, "memory-limit-mib")
+
+    def limit_memory():
+        if memory_limit:
+            limit = int(memory_limit[0]) << 20
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    result = subprocess.run([program, *flags, model], cwd=directory, capture_output=True, text=True, timeout=60,
+                            preexec_fn=limit_memory)
     problems = []
     if result.returncode != exit_code:
         problems.append(f"exit status {result.returncode}, expected {exit_code}")

@@ -383,3 +383,48 @@ def test_keyboard_interrupt_while_other_threads_solve():
         for t in threads:
             t.join(30)
     assert results == ["UNKNOWN", "UNKNOWN"]
+
+
+def test_load_of_a_directory_or_a_missing_file_is_a_file_error(tmp_path):
+    with pytest.raises(ci.FileError, match="it is a directory, not a model file"):
+        ci.load(str(tmp_path))
+    missing = str(tmp_path / "missing.cint")
+    with pytest.raises(ci.FileError) as caught:
+        ci.load(missing)
+    assert str(caught.value) == f"cannot open '{missing}': No such file or directory"
+    assert isinstance(caught.value, ci.Error)
+
+
+def test_explain_with_a_timeout_returns_within_it_for_all_the_checks_together():
+    # Two flocks of ten pigeons in nine holes: without any one constraint the other flock still has
+    # no solution, so each of the 90 checks is a proof of about half a second.
+    m = ci.Model()
+    for flock in range(2):
+        p = [m.int_var(f"p{flock}_{i}", 1, 9) for i in range(10)]
+        for i in range(10):
+            for j in range(i + 1, 10):
+                m += p[i] != p[j]
+    start = time.monotonic()
+    conflict = m.explain(timeout=1.0)
+    assert time.monotonic() - start < 3.0
+    assert conflict is None or 45 < len(conflict) <= 90  # cut short: few constraints could be dropped
+    start = time.monotonic()
+    ci.explain(m, timeout=0.5, nodes=1000)
+    assert time.monotonic() - start < 3.0
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        m.explain(timeout=0)
+
+
+def test_a_product_of_a_huge_constant_answers_within_the_timeout():
+    # Issue 23: factoring 2^6000 + 1 (a primality test and Pollard-Brent on a 5993-bit cofactor) had
+    # no time check: ci.solve(timeout=1) was still running after 120 s.
+    m = ci.Model()
+    x = m.int_var("x", 2, 2**6001)
+    y = m.int_var("y", 2, 2**6001)
+    m += x * y == 2**6000 + 1
+    start = time.monotonic()
+    result = ci.solve(m, timeout=1)
+    assert time.monotonic() - start < 3.0
+    assert result.status in ("SATISFIABLE", "UNKNOWN")
+    for s in result.solutions:
+        assert s[x] * s[y] == 2**6000 + 1

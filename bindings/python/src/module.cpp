@@ -70,15 +70,16 @@ SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint
     return options;
 }
 
-std::optional<std::vector<std::string>> explain_texts(const Model& shared_model) {
+std::optional<std::vector<std::string>>
+explain_texts(const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes) {
     const Model model = shared_model; // taken with the GIL held: another thread may change the original
     const InterruptCheck check;       // Ctrl-C stops every check of the deletion filter
-    SolveOptions per_check;
-    per_check.interrupt = check;
+    SolveOptions per_check = options_from(timeout, nodes, "declaration", check); // checks the values
+    per_check.time_limit_seconds.reset(); // the timeout is one deadline for all the checks
     std::optional<Conflict> conflict;
     {
         py::gil_scoped_release release;
-        conflict = explain_conflict(model, per_check);
+        conflict = explain_conflict(model, per_check, timeout);
     }
     check.raise_if_interrupted();
     if (!conflict) return std::nullopt;
@@ -121,6 +122,7 @@ PYBIND11_MODULE(_core, m) {
     // The base first: pybind11 tries the translators registered last first.
     const auto error = py::register_exception<Error>(m, "Error", PyExc_ValueError);
     py::register_exception<ModelError>(m, "ModelError", error.ptr());
+    py::register_exception<FileError>(m, "FileError", error.ptr());
     // ParseError carries file, line and column as attributes besides its message.
     static py::exception<ParseError> parse_error(m, "ParseError", error.ptr());
     py::register_exception_translator([](std::exception_ptr p) {
@@ -293,8 +295,10 @@ PYBIND11_MODULE(_core, m) {
             py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
             "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
         .def(
-            "explain", [](const Model& self) { return explain_texts(self); },
-            "The constraints of a small conflicting set, or None when the model has a solution.");
+            "explain", &explain_texts, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+            "The constraints of a small conflicting set, or None when the model has a solution or the first\n"
+            "check hit a limit. `timeout` (seconds) bounds all the checks together, `nodes` each one; a\n"
+            "constraint whose check is cut short stays in the set. Ctrl-C raises KeyboardInterrupt.");
 
     py::class_<SolutionIterator>(m, "SolutionIterator", "Solutions one at a time (Model.solutions).")
         .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
@@ -353,8 +357,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
         py::arg("order") = "declaration",
         "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
-    m.def("explain", &explain_texts, py::arg("model"),
-          "The constraints of a small conflicting set, or None when the model has a solution.");
+    m.def("explain", &explain_texts, py::arg("model"), py::arg("timeout") = py::none(),
+          py::arg("nodes") = py::none(), "The constraints of a small conflicting set (as Model.explain).");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
 }

@@ -19,6 +19,13 @@ class ModelError : public Error {
     using Error::Error;
 };
 
+// A model file that cannot be read: missing, a directory, unreadable. what() names the file and the
+// reason ("cannot open 'm.cint': No such file or directory"); there is no position to give.
+class FileError : public Error {
+  public:
+    using Error::Error;
+};
+
 // Where in a model file an error is: mixed into the errors that have a place.
 class Located {
   public:

@@ -17,6 +17,9 @@ struct Conflict {
 // Each sub-problem is solved under `per_check` limits; a constraint whose removal cannot be
 // decided within them stays in the set, so the result is always unsatisfiable but then not
 // proven minimal. Returns nothing when the model has a solution or the first check hit a limit.
-std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_check = {});
+// `total_seconds` is one deadline for all checks together: each check gets at most what is left of
+// it, and once it has passed the constraints not yet checked stay in the set.
+std::optional<Conflict> explain_conflict(const Model& model, SolveOptions per_check = {},
+                                         std::optional<double> total_seconds = std::nullopt);
 
 } // namespace constrint

@@ -3,6 +3,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ Integer ceil_root(const Integer& n, unsigned k);
 // The inverse of a modulo m (m >= 1, gcd(a, m) == 1), in [0, m).
 Integer mod_inverse(const Integer& a, const Integer& m);
 
+// The largest part of a number, after its small prime factors, that positive_divisors tries to
+// factor: beyond it a number counts as one that cannot be factored quickly.
+constexpr std::uint64_t kMaxFactoredBits = 1024;
 // The positive divisors of n != 0 in increasing order, or nothing when n cannot be factored
 // quickly or has more than max_count divisors (callers then fall back to bounds reasoning).
 std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count);
@@ -58,5 +62,8 @@ std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::siz
 std::string to_string(const Integer& value);
 // Parses an optionally signed decimal integer; nothing when the text is not one.
 std::optional<Integer> parse_integer(std::string_view text);
+// The value of unsigned digits in `base` (2 to 16, letters in either case); nothing when a digit
+// is not one. Subquadratic in the number of digits.
+std::optional<Integer> parse_digits(std::string_view digits, unsigned base);
 
 } // namespace constrint

@@ -33,6 +33,14 @@ struct TermError {
     std::string message;
 };
 
+// A term divided by (or taken modulo) a term whose only value is 0: the constraint holding it is
+// false for every assignment (docs/model-format.md, "Division by zero"), so it is not posted and
+// the model is unsatisfiable. A message remains for an objective, which has no constraint to fail.
+struct DivisorOnlyZero {
+    const TermNode* term;
+    std::string message;
+};
+
 std::uint64_t bits_of(const Integer& v) {
     return v == 0 ? 1 : boost::multiprecision::msb(abs(v)) + 1;
 }
@@ -90,7 +98,7 @@ VarId Compiler::constant(const Integer& value) {
 
 void Compiler::check_divisor(const TermNode* n, VarId y, const char* what) const {
     if (s_.dom(y).fixed() && s_.value(y) == 0)
-        throw TermError{n, std::string(what) + " by a term whose only value is 0"};
+        throw DivisorOnlyZero{n, std::string(what) + " by a term whose only value is 0"};
 }
 
 void Compiler::check_variable(const TermNode& n) const {
@@ -291,7 +299,7 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
     case Relation::Divides:
-        if (top_level) check_divisor(&n.lhs->node(), x, "divisibility");
+        if (top_level) check_divisor(&n.lhs->node(), x, "divisibility"); // in a disjunction: false there
         return std::make_unique<Divides>(x, y);
     default:
         throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
@@ -346,6 +354,8 @@ std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& a
         try {
             model.check_owned(constraints[i].constraint);
             compiler.post(constraints[i].constraint);
+        } catch (const DivisorOnlyZero&) {
+            out->failed = true; // the constraint is false; its parts posted before stay harmless
         } catch (const TermError& e) {
             fail_at(constraints[i].origin, e.term, e.message);
         } catch (const LocatedModelError&) {
@@ -363,6 +373,8 @@ std::unique_ptr<Compiled> compile(const Model& model, const std::vector<bool>& a
             try {
                 out->objectives.push_back(compiler.var_of(o.term));
             } catch (const TermError& e) {
+                fail_at(o.origin, e.term, e.message);
+            } catch (const DivisorOnlyZero& e) {
                 fail_at(o.origin, e.term, e.message);
             }
         }

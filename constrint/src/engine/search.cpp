@@ -64,12 +64,12 @@ bool Search::limit_reached() {
     return !stop_reason_.empty();
 }
 
-std::optional<VarId> Search::select_variable() const {
+std::optional<VarId> Search::select_variable() {
     const engine::Store& s = compiled_->store;
     if (options_.order == VarOrder::Declaration) {
-        for (VarId v : order_) {
-            if (!s.fixed(v)) return v;
-        }
+        while (first_open_ < order_.size() && s.fixed(order_[first_open_]))
+            ++first_open_;
+        if (first_open_ < order_.size()) return order_[first_open_];
         return std::nullopt;
     }
     // Dynamic orders choose among the model's variables first, auxiliaries only after them.
@@ -194,6 +194,8 @@ bool Search::backtrack() {
         const Decision alternative = std::move(open_.back());
         open_.pop_back();
         s.pop_level();
+        first_open_ = saved_first_open_.back();
+        saved_first_open_.pop_back();
         if (apply(alternative)) return true;
         ++stats_.failures;
     }
@@ -262,6 +264,7 @@ std::optional<Solution> Search::next() {
             auto [left, right] = branches(*choice);
             s.push_level();
             open_.push_back(std::move(right));
+            saved_first_open_.push_back(first_open_);
             stats_.max_depth = std::max<std::uint64_t>(stats_.max_depth, open_.size());
             consistent = apply(left);
             if (!consistent) {

@@ -42,7 +42,7 @@ class Search {
     void initialise();
     bool apply(const Decision& d);
     std::optional<Choice> select_in_phases() const;
-    std::optional<engine::VarId> select_variable() const;
+    std::optional<engine::VarId> select_variable();
     std::pair<Decision, Decision> branches(const Choice& choice) const;
     bool backtrack(); // to the next open branch; false when the tree is exhausted
     bool limit_reached();
@@ -58,6 +58,11 @@ class Search {
     std::vector<engine::Phase> phases_;
     std::vector<engine::VarId> order_; // the static decision order
     std::vector<Decision> open_;       // per depth: the branch still to try
+    // Declaration order: order_[i] is fixed for every i < first_open_ at this node, so that choosing
+    // the next variable is not a scan from the start at every node (quadratic in the variables).
+    // Fixed stays fixed below a node; backtracking restores the value saved per depth.
+    std::size_t first_open_ = 0;
+    std::vector<std::size_t> saved_first_open_;
     std::chrono::steady_clock::time_point start_;
 
     bool started_ = false;

@@ -158,6 +158,7 @@ Domain Builder::set(const Node& n) {
 
 Ref Builder::declare_variable(const Declaration& d, const std::string& name,
                               const std::optional<Node>& value) {
+    deadline_.check();
     const bool is_bool = d.type.base == BaseType::Bool;
     Domain domain = is_bool         ? Domain::range(0, 1)
                     : d.type.domain ? *d.type.domain
@@ -369,8 +370,16 @@ Program Builder::build(bool free_search) {
         declare(d);
     add_objective(*ast_.solve);
     program_.compiled = engine::compile(*program_.model);
-    for (const ConstraintItem& c : ast_.constraints)
-        post_builtin(*this, c);
+    // A variable declared with an empty domain (`var 5..1: x`) makes the model unsatisfiable
+    // whatever its constraints say; the builtins read the bounds of their arguments, which an empty
+    // domain has not, so they are then only checked to exist.
+    bool empty_domain = false;
+    for (engine::VarId x = 0; x < store().num_vars(); ++x)
+        empty_domain = empty_domain || store().dom(x).empty();
+    for (const ConstraintItem& c : ast_.constraints) {
+        deadline_.check();
+        if (!empty_domain || !is_builtin(c.name)) post_builtin(*this, c);
+    }
     post_cardinality_sums();
     add_outputs();
     if (!free_search) {

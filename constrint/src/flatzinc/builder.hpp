@@ -7,6 +7,7 @@
 #include "engine/branching.hpp"
 #include "engine/compile.hpp"
 #include "flatzinc/ast.hpp"
+#include "flatzinc/deadline.hpp"
 
 #include <map>
 #include <memory>
@@ -46,7 +47,8 @@ constexpr std::size_t kMaxVariables = std::size_t{1} << 22;
 
 class Builder {
   public:
-    Builder(const Ast& ast, std::string file) : ast_(ast), file_(std::move(file)) {}
+    Builder(const Ast& ast, std::string file, Deadline& deadline)
+        : ast_(ast), file_(std::move(file)), deadline_(deadline) {}
     Program build(bool free_search);
 
     // For the builtins (builtins.cpp): arguments read as the constraint needs them; each throws
@@ -92,6 +94,7 @@ class Builder {
 
     const Ast& ast_;
     std::string file_;
+    Deadline& deadline_;
     Program program_;
     std::map<std::string, Symbol, std::less<>> symbols_;
     std::map<Integer, engine::VarId> constants_;
@@ -106,5 +109,7 @@ class Builder {
 
 // Posts one FlatZinc constraint (builtins.cpp); throws ParseError for an unknown one.
 void post_builtin(Builder& b, const ConstraintItem& c);
+// Whether post_builtin knows the constraint `name`.
+bool is_builtin(std::string_view name);
 
 } // namespace constrint::flatzinc

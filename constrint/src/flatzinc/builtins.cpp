@@ -370,6 +370,16 @@ const std::map<std::string, Poster, std::less<>>& posters() {
 
 } // namespace
 
+bool is_builtin(std::string_view name) {
+    if (posters().count(name) || reifiable().count(name)) return true;
+    for (const std::string_view suffix : {std::string_view("_reif"), std::string_view("_imp")}) {
+        if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix &&
+            reifiable().count(name.substr(0, name.size() - suffix.size())))
+            return true;
+    }
+    return false;
+}
+
 void post_builtin(Builder& b, const ConstraintItem& c) {
     if (auto it = posters().find(c.name); it != posters().end()) return it->second(b, c);
     if (auto it = reifiable().find(c.name); it != reifiable().end()) {

@@ -1,4 +1,5 @@
 #include "flatzinc/lexer.hpp"
+#include "format/quote_byte.hpp"
 
 #include <cctype>
 
@@ -60,11 +61,12 @@ bool digit(char c) {
 
 class Lexer {
   public:
-    explicit Lexer(std::string_view source) : src_(source) {}
+    Lexer(std::string_view source, Deadline& deadline) : src_(source), deadline_(deadline) {}
 
     std::vector<Token> run() {
         std::vector<Token> tokens;
         for (;;) {
+            deadline_.check();
             skip_blank();
             Token t;
             t.line = line_;
@@ -166,7 +168,7 @@ class Lexer {
             break;
         }
         t.kind = Tok::Error;
-        t.text = std::string("unexpected character '") + c + "'";
+        t.text = "unexpected character " + quote_byte(c);
     }
 
     void number(Token& t) {
@@ -218,6 +220,7 @@ class Lexer {
     }
 
     std::string_view src_;
+    Deadline& deadline_;
     std::size_t at_ = 0;
     std::size_t line_start_ = 0;
     int line_ = 1;
@@ -225,8 +228,8 @@ class Lexer {
 
 } // namespace
 
-std::vector<Token> tokenize(std::string_view source) {
-    return Lexer(source).run();
+std::vector<Token> tokenize(std::string_view source, Deadline& deadline) {
+    return Lexer(source, deadline).run();
 }
 
 } // namespace constrint::flatzinc

@@ -1,6 +1,8 @@
 // Tokens of FlatZinc (the MiniZinc compiler's output) with their source positions.
 #pragma once
 
+#include "flatzinc/deadline.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,6 @@ struct Token {
 
 // The whole text as tokens, ending with End. A lexical error becomes one Error token followed by
 // End, so that the parser reports it in source order.
-std::vector<Token> tokenize(std::string_view source);
+std::vector<Token> tokenize(std::string_view source, Deadline& deadline);
 
 } // namespace constrint::flatzinc

@@ -13,11 +13,13 @@ constexpr int kMaxNesting = 1000;
 
 class Parser {
   public:
-    Parser(std::string_view source, std::string file) : tokens_(tokenize(source)), file_(std::move(file)) {}
+    Parser(std::string_view source, std::string file, Deadline& deadline)
+        : tokens_(tokenize(source, deadline)), file_(std::move(file)), deadline_(deadline) {}
 
     Ast run() {
         Ast ast;
         while (peek().kind != Tok::End) {
+            deadline_.check();
             const Token& t = peek();
             if (t.kind == Tok::Error) fail(t, t.text);
             if (is(t, "predicate")) {
@@ -76,16 +78,8 @@ class Parser {
         if (!text.empty() && text[0] == '-') negative = true, text.erase(0, 1);
         std::optional<Integer> value;
         if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'o')) {
-            const unsigned base = text[1] == 'x' ? 16 : 8;
-            Integer v = 0;
-            for (std::size_t i = 2; i < text.size(); ++i) {
-                const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-                const unsigned d =
-                    c >= 'a' ? static_cast<unsigned>(c - 'a' + 10) : static_cast<unsigned>(c - '0');
-                if (d >= base) fail(t, "invalid digit in '" + t.text + "'");
-                v = v * base + d;
-            }
-            value = v;
+            value = parse_digits(std::string_view(text).substr(2), text[1] == 'x' ? 16 : 8);
+            if (!value) fail(t, "invalid digit in '" + t.text + "'");
         } else {
             value = parse_integer(text);
         }
@@ -319,12 +313,13 @@ class Parser {
     std::size_t at_ = 0;
     int depth_ = 0; // of expression() calls
     std::string file_;
+    Deadline& deadline_;
 };
 
 } // namespace
 
-Ast parse(std::string_view source, const std::string& file) {
-    return Parser(source, file).run();
+Ast parse(std::string_view source, const std::string& file, Deadline& deadline) {
+    return Parser(source, file, deadline).run();
 }
 
 } // namespace constrint::flatzinc

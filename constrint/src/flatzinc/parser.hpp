@@ -2,12 +2,13 @@
 #pragma once
 
 #include "flatzinc/ast.hpp"
+#include "flatzinc/deadline.hpp"
 
 #include <string>
 #include <string_view>
 
 namespace constrint::flatzinc {
 
-Ast parse(std::string_view source, const std::string& file);
+Ast parse(std::string_view source, const std::string& file, Deadline& deadline);
 
 } // namespace constrint::flatzinc

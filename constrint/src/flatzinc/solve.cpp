@@ -36,8 +36,15 @@ void write_statistics(std::ostream& out, const Stats& stats, std::size_t variabl
 void solve_flatzinc(std::string_view source, const std::string& file, const FlatZincOptions& options,
                     std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
-    const flatzinc::Ast ast = flatzinc::parse(source, file);
-    flatzinc::Program program = flatzinc::Builder(ast, file).build(options.free_search);
+    flatzinc::Deadline deadline(start, options.time_limit_seconds);
+    flatzinc::Program program;
+    try {
+        const flatzinc::Ast ast = flatzinc::parse(source, file, deadline);
+        program = flatzinc::Builder(ast, file, deadline).build(options.free_search);
+    } catch (const flatzinc::TimeLimitReached&) {
+        out << "=====UNKNOWN=====\n" << std::flush; // the limit passed before the search could start
+        return;
+    }
     const double init_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -1,6 +1,5 @@
 #include "format/lexer.hpp"
-
-#include <cstdio>
+#include "format/quote_byte.hpp"
 
 namespace constrint::format {
 
@@ -67,15 +66,6 @@ bool is_letter(char c) {
 }
 bool is_digit(char c) {
     return c >= '0' && c <= '9';
-}
-
-// A byte as it reads in a message: 'x' when printable, '\xNN' otherwise.
-std::string quote_byte(char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) return std::string("'") + c + "'";
-    char buffer[8];
-    std::snprintf(buffer, sizeof buffer, "'\\x%02x'", byte);
-    return buffer;
 }
 
 class Lexer {

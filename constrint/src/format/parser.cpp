@@ -5,11 +5,7 @@
 #include "model/term_walk.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace constrint {
 
@@ -881,12 +877,7 @@ Model parse_cint(std::string_view text, const std::string& file) {
 }
 
 Model load_cint(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ParseError(path, 0, 0, std::string("cannot open the file: ") + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw ParseError(path, 0, 0, "cannot read the file");
-    return parse_cint(text.str(), path);
+    return parse_cint(read_model_file(path), path);
 }
 
 } // namespace constrint

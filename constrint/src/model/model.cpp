@@ -107,12 +107,12 @@ void Model::prefer(const Var& x, Prefer prefer) {
 
 void Model::search(std::vector<Var> order) {
     search_order_.clear();
+    std::vector<bool> listed(variables_.size(), false); // not a scan per variable: lists of 100k
     for (const Var& x : order) {
         check_owned(x);
-        for (int seen : search_order_) {
-            if (seen == x.index())
-                throw ModelError("variable '" + x.name() + "' appears twice in the search order");
-        }
+        if (listed[static_cast<std::size_t>(x.index())])
+            throw ModelError("variable '" + x.name() + "' appears twice in the search order");
+        listed[static_cast<std::size_t>(x.index())] = true;
         search_order_.push_back(x.index());
     }
 }
