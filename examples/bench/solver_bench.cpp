@@ -57,14 +57,18 @@ int main(int argc, char** argv) {
         {"x*y*z == 2^80 * 3^7, x,y,z in [1, 2^70]",
          [&] { return solve(load_cint(models + "big_numbers.cint")); }},
     };
-    std::vector<std::string> tiling;
-    for (const auto& entry : std::filesystem::directory_iterator(models + "flashrnn")) {
-        if (entry.path().extension() == ".cint") tiling.push_back(entry.path().string());
-    }
-    std::sort(tiling.begin(), tiling.end());
-    for (const std::string& path : tiling) {
-        cases.push_back({"tiling " + std::filesystem::path(path).stem().string(),
-                         [path] { return solve(load_cint(path)); }});
+    // The FlashRNN tiling models, then optimisation over huge ranges (objective-directed search).
+    for (const auto& [folder, label] :
+         {std::pair{"flashrnn", "tiling "}, std::pair{"optimisation", "optimise "}}) {
+        std::vector<std::string> paths;
+        for (const auto& entry : std::filesystem::directory_iterator(models + folder)) {
+            if (entry.path().extension() == ".cint") paths.push_back(entry.path().string());
+        }
+        std::sort(paths.begin(), paths.end());
+        for (const std::string& path : paths) {
+            cases.push_back({label + std::filesystem::path(path).stem().string(),
+                             [path] { return solve(load_cint(path)); }});
+        }
     }
 
     std::ofstream csv(csv_path);

@@ -132,6 +132,15 @@ def optimization():
 
 
 @case
+def optimization_over_a_huge_range():
+    out, _ = expect_run(["solve", model("maximize_huge_multiple.cint"), "--stats"], 0)
+    best = 2**200 // 7 * 7
+    expect(out.startswith("w = %d\n----------\n==========\n" % best), "the optimum at once, proven", out)
+    nodes = int(next(line for line in out.splitlines() if line.startswith("% nodes:")).split(":")[1])
+    expect(nodes <= 2, "a node or two, not one per multiple of 7", out)
+
+
+@case
 def stats():
     out, _ = expect_run(["solve", model("two_solutions.cint"), "--stats"], 0)
     lines = out.splitlines()

@@ -287,6 +287,18 @@ TEST_CASE("propagators: divisibility, divides(x, y) and y % x == 0") {
             m.add(divides(x[1], 2 * x[0] + 2));
         },
         {300, 46});
+    check_propagator(
+        "x % 3 == 0, divides(x, y), divides(y, z): the congruence travels along the chain", 3, kSmall,
+        [](const Assignment& a) {
+            return v(a, 0) % 3 == 0 && v(a, 0) != 0 && v(a, 1) != 0 && v(a, 1) % v(a, 0) == 0 &&
+                   v(a, 2) % v(a, 1) == 0;
+        },
+        [](Model& m, const Vars& x) {
+            m.add(x[0] % 3 == 0);
+            m.add(divides(x[0], x[1]));
+            m.add(divides(x[1], x[2]));
+        },
+        {300, 47});
 }
 
 TEST_CASE("propagators: member") {

@@ -26,6 +26,19 @@ def test_the_issue_example():
     assert best[x] == 64 or best["y"] == 128
 
 
+def test_optimisation_over_a_huge_range_is_proven_in_few_nodes():
+    m = ci.Model()
+    x = m.int_var("x", 0, 2**200)
+    y = m.int_var("y", 0, 2**200)
+    m += 3 * x + 5 * y <= 2**200
+    m.maximize(2 * x + 3 * y)
+    result = ci.solve(m, nodes=100)
+    assert result.status == "OPTIMAL"
+    best = result.solutions[-1]
+    assert 2 * best[x] + 3 * best[y] == (2**201 - 2) // 3  # the LP bound, rounded down
+    assert result.stats.nodes <= 10
+
+
 def test_big_integers_cross_the_boundary_exactly():
     m = ci.Model()
     x = m.int_var("x", 1, 2**70)

@@ -42,6 +42,7 @@ struct VariableInfo {
     std::string name;
     Domain domain;
     Prefer prefer = Prefer::Min;
+    bool prefer_given = false; // set by Model::prefer; otherwise an objective may choose the direction
 };
 
 struct ConstraintInfo {

@@ -1,10 +1,18 @@
 #include "engine/search.hpp"
 
+#include "engine/improving_direction.hpp"
+
 #include <algorithm>
 
 namespace constrint {
 
 using engine::VarId;
+
+namespace {
+// The node budget of a probe of the objective's range (doubled after each inconclusive one): small,
+// because the probes that pay are those propagation decides almost at once.
+constexpr std::uint64_t kProbeNodes = 256;
+} // namespace
 
 Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active,
                bool with_objectives)
@@ -30,6 +38,15 @@ void Search::initialise() {
         auto bound = std::make_unique<engine::ObjectiveBound>(compiled_->objectives, std::move(senses));
         bound_ = bound.get();
         bound_id_ = store.add_propagator(std::move(bound));
+    }
+    for (int v = 0; v < compiled_->user_vars; ++v)
+        value_choice_.push_back(model_->variables()[v].prefer);
+    if (compiled_->objectives.size() == 1) {
+        probing_ = true;
+        const auto improving = engine::improving_directions(*model_, model_->objectives()[0]);
+        for (int v = 0; v < compiled_->user_vars; ++v) {
+            if (!model_->variables()[v].prefer_given && improving[v]) value_choice_[v] = *improving[v];
+        }
     }
     // Decision order: the model's search order, the other model variables, then auxiliaries
     // (fixed by propagation in almost every model; branching on them keeps the search complete).
@@ -188,6 +205,47 @@ bool Search::apply(const Decision& d) {
     return ok && s.propagate();
 }
 
+Integer Search::gain(const Integer& objective_value) const {
+    return model_->objectives()[0].sense == Sense::Maximize ? objective_value : Integer(-objective_value);
+}
+
+bool Search::start_probe(std::optional<Integer> proven_limit, bool inconclusive) {
+    engine::Store& s = compiled_->store;
+    const VarId o = compiled_->objectives[0];
+    const bool maximise = model_->objectives()[0].sense == Sense::Maximize;
+    while (s.depth() > 0)
+        s.pop_level();
+    open_.clear();
+    bool ok = true;
+    if (proven_limit) ok = maximise ? s.set_max(o, *proven_limit) : s.set_min(o, -*proven_limit);
+    s.schedule(bound_id_); // the best so far, kept at the root
+    if (!ok || !s.propagate()) {
+        ++stats_.failures;
+        probing_ = false;
+        return false;
+    }
+    probe_floor_ = gain(maximise ? s.min(o) : s.max(o));
+    if (inconclusive) {
+        probe_target_ = probe_floor_ + (probe_target_ - probe_floor_) / 2;
+        probe_budget_ *= 2;
+    } else {
+        const Integer ceiling = gain(maximise ? s.max(o) : s.min(o));
+        probe_target_ = probe_floor_ + (ceiling - probe_floor_ + 1) / 2;
+        probe_budget_ = kProbeNodes;
+    }
+    if (probe_target_ <= probe_floor_) { // a plain branch-and-bound step: complete, no budget
+        probe_target_ = probe_floor_;
+        probe_budget_ = 0;
+    }
+    probe_start_nodes_ = stats_.nodes;
+    s.push_level();
+    if (!(maximise ? s.set_min(o, probe_target_) : s.set_max(o, -probe_target_)) || !s.propagate()) {
+        ++stats_.failures;
+        return false;
+    }
+    return true;
+}
+
 bool Search::backtrack() {
     engine::Store& s = compiled_->store;
     while (!open_.empty()) {
@@ -224,10 +282,18 @@ std::optional<Solution> Search::next() {
             started_ = true;
             consistent = !compiled_->failed && s.propagate();
             if (!consistent) ++stats_.failures;
+            if (consistent && probing_) s.push_level(); // the first search: a probe without a target
+        } else if (probing_) {
+            consistent = start_probe(std::nullopt, false); // from the root, for a better solution
         } else {
             consistent = backtrack(); // leave the solution just returned
         }
         for (;;) {
+            if (!consistent && probing_ && have_solution_) {
+                // The probe's tree is exhausted: no solution reaches its target.
+                consistent = start_probe(Integer(probe_target_ - 1), false);
+                continue;
+            }
             if (!consistent) {
                 finish(true);
                 return std::nullopt;
@@ -236,11 +302,14 @@ std::optional<Solution> Search::next() {
                 finish(false);
                 return std::nullopt;
             }
+            if (probing_ && probe_budget_ > 0 && stats_.nodes - probe_start_nodes_ >= probe_budget_) {
+                consistent = start_probe(std::nullopt, true); // inconclusive: ask for less
+                continue;
+            }
             std::optional<Choice> choice = select_in_phases();
             if (!choice) {
                 if (const std::optional<VarId> x = select_variable()) {
-                    const Prefer prefer =
-                        *x < compiled_->user_vars ? model_->variables()[*x].prefer : Prefer::Min;
+                    const Prefer prefer = *x < compiled_->user_vars ? value_choice_[*x] : Prefer::Min;
                     choice = Choice{*x, prefer};
                 }
             }

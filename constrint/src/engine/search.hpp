@@ -41,6 +41,15 @@ class Search {
 
     void initialise();
     bool apply(const Decision& d);
+    // The bound search of a single objective (docs/solver.md, "Optimisation"): each probe restarts
+    // from the root and asks for an objective value of at least `target` (in the improving
+    // direction), under a node budget; see start_probe and the probe_* members below.
+    // Returns to the root, keeps `proven_limit` (no solution has a gain above it) there and starts
+    // the next probe: halfway between the best so far and the best still possible, or, after an
+    // inconclusive probe, halfway back to the best so far with twice the budget. False when the
+    // root fails (the best so far is optimal; probing_ is then off) or the probe fails at once.
+    bool start_probe(std::optional<Integer> proven_limit, bool inconclusive);
+    Integer gain(const Integer& objective_value) const; // the value, negated when minimising
     std::optional<Choice> select_in_phases() const;
     std::optional<engine::VarId> select_variable();
     std::pair<Decision, Decision> branches(const Choice& choice) const;
@@ -56,6 +65,13 @@ class Search {
     engine::ObjectiveBound* bound_ = nullptr;
     int bound_id_ = -1;
     std::vector<engine::Phase> phases_;
+    std::vector<Prefer> value_choice_; // per model variable: its `prefer`, or the improving direction
+    // Probing (one objective only; lexicographic objectives use plain branch and bound).
+    bool probing_ = false;
+    Integer probe_target_;           // in gain units: the probe asks for gain(objective) >= this
+    Integer probe_floor_;            // gain units: any solution of the probe beats the best so far
+    std::uint64_t probe_budget_ = 0; // nodes for the current probe; 0: unlimited
+    std::uint64_t probe_start_nodes_ = 0;
     std::vector<engine::VarId> order_; // the static decision order
     std::vector<Decision> open_;       // per depth: the branch still to try
     // Declaration order: order_[i] is fixed for every i < first_open_ at this node, so that choosing

@@ -311,7 +311,7 @@ std::string write_cint(const Model& model) {
         out << ";\n";
     }
     for (const VariableInfo& v : variables) {
-        if (v.prefer == Prefer::Min) continue;
+        if (!v.prefer_given) continue; // a given `min` is written too: it keeps objectives from choosing
         if (first_search_line) out << "\n";
         first_search_line = false;
         out << "prefer " << name_text(v.name) << " " << to_string(v.prefer) << ";\n";

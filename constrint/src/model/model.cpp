@@ -103,6 +103,7 @@ std::size_t Model::add(const Constraint& constraint, std::string label) {
 void Model::prefer(const Var& x, Prefer prefer) {
     check_owned(x);
     variables_[x.index()].prefer = prefer;
+    variables_[x.index()].prefer_given = true;
 }
 
 void Model::search(std::vector<Var> order) {

@@ -9,6 +9,12 @@ PropStatus Divides::propagate(Store& s) {
         return s.restrict_congruence(dividend_, d < 0 ? Integer(-d) : d, 0) ? PropStatus::Ok
                                                                             : PropStatus::Fail;
     }
+    // Every divisor left is a multiple of gcd(modulus, residue) of its domain, so the dividend is
+    // too: a chain a % b == 0, b % c == 0, c % 7 == 0 makes a a multiple of 7 without search.
+    if (const Domain& d = s.dom(divisor_); d.modulus() > 1) {
+        const Integer common = gcd(d.modulus(), d.residue());
+        if (common > 1 && !s.restrict_congruence(dividend_, common, 0)) return PropStatus::Fail;
+    }
     if (s.fixed(dividend_)) {
         const Integer& n = s.value(dividend_);
         if (n == 0) return PropStatus::Subsumed; // every non-zero number divides 0
