@@ -216,6 +216,9 @@ bool Search::start_probe(std::optional<Integer> proven_limit, bool inconclusive)
     while (s.depth() > 0)
         s.pop_level();
     open_.clear();
+    // Back at the root, every variable may be open again: the declaration-order cursor restarts too.
+    first_open_ = 0;
+    saved_first_open_.clear();
     bool ok = true;
     if (proven_limit) ok = maximise ? s.set_max(o, *proven_limit) : s.set_min(o, -*proven_limit);
     s.schedule(bound_id_); // the best so far, kept at the root
