@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The CPU test suite under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz target for
+# FUZZ_SECONDS (default 40) seconds: run by scripts/test.sh beside the normal build. One Clang build
+# (SANITIZER_BUILD_DIR, default build-asan) serves both: no CUDA, no Python package, no examples, and
+# only the targets these tests run (constrint_tests, flashrnn_tests, the three programs, the fuzz
+# targets and their replays). Not run here: the MiniZinc instances (slow under ASan, and the
+# FlatZinc front end is fuzzed instead), the install and GPU tests (other builds), --memory-limit
+# (ASan reserves terabytes of address space; docs/cli.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${SANITIZER_BUILD_DIR:-build-asan}"
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -gline-tables-only" -DCONSTRINT_SANITIZE=address,undefined \
+  -DCONSTRINT_FUZZ=ON -DFLASHRNN_CUDA=OFF -DCONSTRINT_BUILD_PYTHON=OFF -DCONSTRINT_BUILD_EXAMPLES=OFF \
+  -DCONSTRINT_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target constrint_tests flashrnn_tests constrint_cli \
+  fzn_constrint flashrnn_cli fuzz_cint fuzz_flatzinc fuzz_flashrnn_cli fuzz_cint_replay \
+  fuzz_flatzinc_replay fuzz_flashrnn_cli_replay
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" \
+  -E 'flatzinc\.minizinc|install|gpu|GPU|cli\.memory_limit|clang-formatted'
+FUZZ_BUILD_DIR="$build" ./scripts/fuzz.sh "${FUZZ_SECONDS:-40}"
