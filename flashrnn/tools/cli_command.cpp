@@ -132,6 +132,10 @@ Command parse_tune(Options options) {
     if (backend != "alternating" && backend != "fused")
         throw UsageError("unknown backend '" + backend + "' for tune (alternating or fused)");
     command.fused = backend == "fused";
+    // The library's size checks (one time step): B x NH x DH and the weights must fit; the
+    // pointwise launch then takes DH as an int.
+    validate(ProblemShape{
+        .time_steps = 1, .batch = command.batch, .heads = command.heads, .head_dim = command.head_dim});
     check_gpu(command.gpu);
     if (command.fused) {
         constexpr std::int64_t largest = 1 << 24;

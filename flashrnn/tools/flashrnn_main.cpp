@@ -45,6 +45,12 @@ usage:
 exit status: 0 done, 1 no configuration fits, 2 bad usage
 )";
 
+// The message of an error, starting with "flashrnn" once: most of the library's messages name
+// their source already ("flashrnn: cannot read CUDA device 0"), others do not ("pointwise launch: ...").
+std::string with_program_name(const std::string& message) {
+    return message.rfind("flashrnn", 0) == 0 ? message : "flashrnn: " + message;
+}
+
 flashrnn::reference::Tensor random_tensor(std::vector<std::int64_t> shape, std::mt19937_64& rng,
                                           double scale) {
     std::int64_t count = 1;
@@ -172,7 +178,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;
     } catch (const std::exception& e) { // no configuration fits, no GPU present
-        std::fprintf(stderr, "flashrnn: %s\n", e.what());
+        std::fprintf(stderr, "%s\n", with_program_name(e.what()).c_str());
         return 1;
     }
 }
