@@ -2,7 +2,7 @@
 # Installs what building and testing need on Debian 12 (only what is missing).
 set -euo pipefail
 
-packages=(cmake g++ ninja-build ccache clang-format git libboost-dev doctest-dev libeigen3-dev python3 python3-dev python3-venv pybind11-dev python3-pytest python3-hypothesis minizinc flatzinc)
+packages=(cmake g++ ninja-build ccache clang-format clang libclang-rt-14-dev git libboost-dev doctest-dev libeigen3-dev python3 python3-dev python3-venv pybind11-dev python3-pytest python3-hypothesis minizinc flatzinc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -100,9 +100,10 @@ TEST_CASE("RG-LRU reference: every gradient equals central differences") {
         };
         const auto fwd = reference::rglru_forward(shape, x, ga, gx, lambda, h0);
         const auto g = reference::rglru_backward(shape, x, ga, gx, lambda, h0, fwd.h, dh, dh_last);
-        for (auto [name, param, grad] :
+        for (auto [label, param, grad] :
              {std::tuple{"x", &x, &g.dx}, std::tuple{"gate_a", &ga, &g.d_gate_a},
               std::tuple{"gate_x", &gx, &g.d_gate_x}, std::tuple{"lambda", &lambda, &g.d_lambda}}) {
+            const char* name = label; // Clang 14 cannot capture a structured binding (CAPTURE)
             CAPTURE(name);
             const auto m = compare_with_finite_differences(*param, *grad, loss, 1e-6, 1e-8, 1e-6);
             CHECK_MESSAGE(m.worst_excess <= 0, describe(m));

@@ -171,6 +171,7 @@ Relation linear_le(Builder& b, const Args& a) {
 // The values of x's current hull outside `set`.
 Domain complement(Builder& b, VarId x, const Domain& set) {
     const engine::Store& s = b.store();
+    if (s.dom(x).empty()) return {}; // `var 5..3: x`: the model has no solution, nothing is outside
     Domain outside = Domain::range(s.min(x), s.max(x));
     if (set.modulus() == 1) {
         for (const Interval& i : set.intervals())
@@ -210,6 +211,7 @@ const std::map<std::string, Reifiable, std::less<>>& reifiable() {
 }
 
 Integer magnitude_bound(const engine::Store& s, VarId x) {
+    if (s.dom(x).empty()) return 0;
     return std::max(Integer(-s.min(x)), s.max(x));
 }
 

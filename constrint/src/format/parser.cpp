@@ -15,9 +15,11 @@ using format::Tok;
 using format::Token;
 
 // Limits that keep hostile input from exhausting the stack or memory; real models stay far below.
-constexpr int kMaxNesting = 1000;         // parser recursion (parentheses, unary minus, ^)
-constexpr int kMaxTermDepth = 10000;      // depth of one term tree (a sum of 10000 terms)
-constexpr std::size_t kMaxDigits = 50000; // digits of one integer literal
+constexpr int kMaxNesting = 1000;    // parser recursion (parentheses, unary minus, ^)
+constexpr int kMaxTermDepth = 10000; // depth of one term tree (a sum of 10000 terms)
+// Digits of one integer literal: enough for any constant within kMaxConstantBits (log10 2 < 0.30103),
+// so that the writer's output, which spells such a constant out, reads back (found by fuzz_cint).
+constexpr std::size_t kMaxDigits = kMaxConstantBits * 30103 / 100000 + 2;
 constexpr long long kMaxExponent = 65536; // as constrint::pow
 // The sizes of values: kMaxConstantBits for constants (computed while parsing), kMaxTermBits for
 // terms with variables (checked once every declaration is read, with the final domains).

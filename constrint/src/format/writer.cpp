@@ -146,6 +146,13 @@ void write_term(std::string& out, const TermNode& root, Level root_context) {
                 out += '(' + to_string(n.a->constant) + ')';
                 break;
             }
+            if (n.a && n.a->kind == TermKind::Neg && n.a->a && n.a->a->kind == TermKind::Constant &&
+                n.a->a->constant > 0) {
+                // -(-(3)) as "-(-3)": "- -3" reads back as -(-3) with the constant -3, written
+                // "-(-3)", so the text would change on the second round (found by fuzz_cint).
+                out += "(-" + to_string(n.a->a->constant) + ')';
+                break;
+            }
             if (starts_with_minus(n.a.get(), kUnary)) out += ' '; // "- -x", not "--x"
             term(n.a, kUnary);
             break;

@@ -6,3 +6,4 @@
 #include "flashrnn/core/host_tensor.hpp"
 #include "flashrnn/core/stream.hpp"
 #include "flashrnn/core/tensor.hpp"
+#include "flashrnn/core/tensor_size.hpp"

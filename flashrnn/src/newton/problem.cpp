@@ -1,10 +1,12 @@
 #include "flashrnn/newton/problem.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "flashrnn/core/error.hpp"
+#include "flashrnn/core/tensor_size.hpp"
 #include "flashrnn/scan/shape.hpp"
 
 namespace flashrnn::newton {
@@ -28,6 +30,16 @@ std::string check_problem(std::string_view call, const Problem& problem) {
     return "flashrnn::" + named;
 }
 
+// The most gate, state or parameter rows of any cell: the shape is checked for all of them.
+std::int64_t largest_row_count() {
+    int largest = 1;
+    for (Cell cell : all_cells) {
+        const CellInfo info = cell_info(cell);
+        largest = std::max({largest, info.num_gates, info.num_states, info.num_parameters});
+    }
+    return largest;
+}
+
 } // namespace
 
 std::string to_string(const Shape& shape) {
@@ -47,6 +59,11 @@ void validate(std::string_view call, const Shape& shape) {
     if (shape.time_steps < 1 || shape.time_steps > kMaxScanLength)
         throw ShapeError(prefix(call) + "the number of time steps must be in [1, " +
                          std::to_string(kMaxScanLength) + "], got T=" + std::to_string(shape.time_steps));
+    // The largest tensors: [G, B, D, T], [S, B, D, T] and [P, D], for the cell with the most rows.
+    if (!fits_tensor({largest_row_count(), shape.batch, shape.units, shape.time_steps}))
+        throw ShapeError(prefix(call) + "the problem's tensors would exceed " +
+                         std::to_string(kMaxTensorElements) + " elements (2^60 - 1), got " +
+                         to_string(shape));
 }
 
 std::string_view to_string(Backend backend) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "flashrnn/core/error.hpp"
+#include "flashrnn/core/tensor_size.hpp"
 #include "flashrnn/scan/shape.hpp"
 
 namespace flashrnn {
@@ -23,12 +24,20 @@ void check_scan_shape(std::string_view call, const ScanShape& shape) {
     if (shape.length < 1 || shape.length > kMaxScanLength)
         throw ShapeError(prefix(call) + "the sequence length must be in [1, " +
                          std::to_string(kMaxScanLength) + "], got " + std::to_string(shape.length));
+    if (!fits_tensor({shape.sequences, shape.length}))
+        throw ShapeError(prefix(call) + "the rows would exceed " + std::to_string(kMaxTensorElements) +
+                         " elements (2^60 - 1), got " + std::to_string(shape.sequences) +
+                         " sequences of length " + std::to_string(shape.length));
 }
 
 void check_rglru_shape(std::string_view call, const RglruShape& shape) {
     if (shape.batch < 1 || shape.channels < 1)
         throw ShapeError(prefix(call) + "batch and channels must be at least 1, got " +
                          std::to_string(shape.batch) + " and " + std::to_string(shape.channels));
+    if (!fits_tensor({shape.batch, shape.channels})) // before scan() multiplies them
+        throw ShapeError(prefix(call) + "batch x channels would exceed " +
+                         std::to_string(kMaxTensorElements) + ", got " + std::to_string(shape.batch) + " x " +
+                         std::to_string(shape.channels));
     check_scan_shape(call, shape.scan());
 }
 

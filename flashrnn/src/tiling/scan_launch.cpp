@@ -1,5 +1,6 @@
 #include "flashrnn/tiling/scan_launch.hpp"
 #include "flashrnn/core/error.hpp"
+#include "flashrnn/core/tensor_size.hpp"
 
 #include <constrint/constrint.hpp>
 
@@ -198,10 +199,13 @@ std::string what_of(ScanKernel kernel) {
 }
 
 void check_problem(ScanKernel kernel, const ScanProblem& problem) {
-    if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647)
-        throw ShapeError(
-            what_of(kernel) + ": sequences must be at least 1 and the length in [1, 2^31-1], got " +
-            std::to_string(problem.sequences) + " sequences of length " + std::to_string(problem.length));
+    if (problem.sequences < 1 || problem.length < 1 || problem.length > 2147483647 ||
+        !fits_tensor({problem.sequences, problem.length}))
+        throw ShapeError(what_of(kernel) +
+                         ": sequences must be at least 1, the length in [1, 2^31-1] and their product at "
+                         "most 2^60 - 1, got " +
+                         std::to_string(problem.sequences) + " sequences of length " +
+                         std::to_string(problem.length));
     if (problem.bytes_per_element != 2 && problem.bytes_per_element != 4)
         throw ShapeError(what_of(kernel) + ": bytes per element must be 2 or 4, got " +
                          std::to_string(problem.bytes_per_element));

@@ -39,7 +39,8 @@ struct Shape {
 // "T=7, B=3, D=24"
 std::string to_string(const Shape& shape);
 
-// Throws ShapeError naming `call` unless T is in [1, kMaxScanLength] and B, D are at least 1.
+// Throws ShapeError naming `call` unless T is in [1, kMaxScanLength], B, D are at least 1 and every
+// tensor of the problem has at most kMaxTensorElements elements (core/tensor_size.hpp).
 void validate(std::string_view call, const Shape& shape);
 
 struct Problem {

@@ -28,7 +28,8 @@ struct ProblemShape {
 // "T=3, B=2, NH=4, DH=16, time-major"
 std::string to_string(const ProblemShape& problem);
 
-// Throws ShapeError unless every size is at least 1.
+// Throws ShapeError unless every size is at least 1 and every tensor of the problem, for any cell,
+// has at most kMaxTensorElements elements (core/tensor_size.hpp).
 void validate(const ProblemShape& problem);
 
 } // namespace flashrnn

@@ -23,8 +23,9 @@ struct RglruShape {
     ScanShape scan() const { return {batch * channels, length}; }
 };
 
-// Throw ShapeError naming `call`: no sequences, a length of 0 or above kMaxScanLength; for the
-// RG-LRU also no batch or no channels. Shared by the kernels and the CPU references.
+// Throw ShapeError naming `call`: no sequences, a length of 0 or above kMaxScanLength, rows of more
+// than kMaxTensorElements in all (core/tensor_size.hpp); for the RG-LRU also no batch or no channels. Shared
+// by the kernels and the CPU references.
 void check_scan_shape(std::string_view call, const ScanShape& shape);
 void check_rglru_shape(std::string_view call, const RglruShape& shape);
 

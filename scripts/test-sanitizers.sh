@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The CPU test suite under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz target for
+# FUZZ_SECONDS (default 60) seconds: run by scripts/test.sh beside the normal build. One Clang build
+# (SANITIZER_BUILD_DIR, default build-asan) serves both: no CUDA, no Python package, no examples, and
+# only the targets these tests run (constrint_tests, flashrnn_tests, the three programs, the fuzz
+# targets and their replays). Not run here: the MiniZinc instances (slow under ASan, and the
+# FlatZinc front end is fuzzed instead), the install and GPU tests (other builds), --memory-limit
+# (ASan reserves terabytes of address space; docs/cli.md), and the three exhaustive grids of the fused
+# tiling model (about 10 minutes each under ASan at -O1; the solver code they run is covered by the
+# other tests, and the normal build runs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${SANITIZER_BUILD_DIR:-build-asan}"
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -gline-tables-only" -DCONSTRINT_SANITIZE=address,undefined \
+  -DCONSTRINT_FUZZ=ON -DFLASHRNN_CUDA=OFF -DCONSTRINT_BUILD_PYTHON=OFF -DCONSTRINT_BUILD_EXAMPLES=OFF \
+  -DCONSTRINT_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target constrint_tests flashrnn_tests constrint_cli \
+  fzn_constrint flashrnn_cli fuzz_cint fuzz_flatzinc fuzz_flashrnn_cli fuzz_cint_replay \
+  fuzz_flatzinc_replay fuzz_flashrnn_cli_replay
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" \
+  -E 'flatzinc\.minizinc|install|gpu|GPU|cli\.memory_limit|clang-formatted|over a grid of sizes fits every limit|model counts the bytes the kernel is launched with|largest head dimensions in docs/kernels.md'
+FUZZ_BUILD_DIR="$build" ./scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
