@@ -383,17 +383,31 @@ int report_stopped(const std::string& reason) {
     return p.solutions ? kExitSolution : kExitStopped;
 }
 
-void start_watchdog(double timeout) {
+// Reading and preparing a model poll neither the clock nor the cancel flag, so a watchdog ends the
+// program kTimeoutSlackSeconds after the time limit, or after the first Ctrl-C, when the run has not
+// finished its report by then (the search itself stops well within that at its next check).
+void start_watchdog(std::optional<double> timeout) {
     std::thread([timeout] {
-        const auto deadline =
-            g_program_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(timeout + kTimeoutSlackSeconds));
+        using Clock = std::chrono::steady_clock;
+        const auto slack =
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kTimeoutSlackSeconds));
+        std::optional<Clock::time_point> deadline;
+        if (timeout)
+            deadline = g_program_start +
+                       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*timeout)) +
+                       slack;
+        std::optional<Clock::time_point> interrupted_deadline;
         std::unique_lock lock(g_progress.mutex);
-        if (g_progress.finished_changed.wait_until(lock, deadline, [] { return g_progress.finished; }))
-            return;
-        const int status = report_stopped("time limit " + std::to_string(timeout) +
-                                          " s reached before the model could be read or prepared");
-        std::_Exit(status);
+        while (!g_progress.finished_changed.wait_for(lock, std::chrono::milliseconds(20),
+                                                     [] { return g_progress.finished; })) {
+            const auto now = Clock::now();
+            if (!interrupted_deadline && g_cancel.load()) interrupted_deadline = now + slack;
+            if (interrupted_deadline && now >= *interrupted_deadline)
+                std::_Exit(report_stopped("interrupted (Ctrl-C)"));
+            if (deadline && now >= *deadline)
+                std::_Exit(report_stopped("time limit " + std::to_string(*timeout) +
+                                          " s reached before the model could be read or prepared"));
+        }
     }).detach();
 }
 
@@ -420,7 +434,6 @@ int run_solve(const Options& o) {
     // The time limit counts from the start of the program: reading the model is part of it.
     if (o.timeout) options.time_limit_seconds = std::max(1e-3, *o.timeout - seconds_since_start());
     options.cancel = &g_cancel;
-    std::signal(SIGINT, on_interrupt);
 
     const bool optimise = !model.objectives().empty();
     const bool enumerate = o.all || o.limit.has_value();
@@ -570,7 +583,10 @@ int main(int argc, char** argv) {
         const Options options = parse_arguments(args);
         g_progress.json = options.json;
         memory_limit = options.memory_limit_mib;
-        if (options.timeout) start_watchdog(*options.timeout);
+        if (options.command != "format") { // Ctrl-C from here on is reported as a stop (docs/cli.md)
+            std::signal(SIGINT, on_interrupt);
+            start_watchdog(options.timeout);
+        }
         if (options.memory_limit_mib) set_memory_limit(*options.memory_limit_mib);
         return options.command == "format" ? run_format(options) : run_solve(options);
     } catch (const UsageError& e) {

@@ -329,6 +329,21 @@ def interrupt_after_solutions():
     expect(out.endswith("----------\n") and "==========" not in out, "complete solutions only", out[-200:])
 
 
+@case
+def interrupt_while_reading():
+    """Ctrl-C while a large model is still being read: the watchdog reports the stop within its slack."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "big.cint")
+        with open(path, "w") as f:
+            f.write("".join("x%d + y%d * %d == z%d;\n" % (i, i, i, i % 100) for i in range(1000000)))
+        started = time.monotonic()
+        rc, out, err = interrupt(["solve", path], 0.3)
+        seconds = time.monotonic() - started
+    expect(rc == 3 and out == "UNKNOWN\n", "stopped cleanly, exit 3", rc, out, err)
+    expect("interrupted (Ctrl-C)" in err or "cancel" in err, "the reason on stderr", err)
+    expect(seconds < 2.0, "returned within the slack: %.2f s" % seconds)
+
+
 # ---- errors ----------------------------------------------------------------------------------------
 
 @case
