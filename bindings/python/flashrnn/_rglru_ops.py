@@ -18,6 +18,7 @@ from torch import Tensor
 
 from . import _core
 from ._core import ShapeError
+from ._direct import DirectOp
 from ._ops import _check_cpu_dtypes, _check_same_device, _device_tensor, _float64, _host_tensor, _stream
 
 CALL_FORWARD = "flashrnn::rglru::forward"
@@ -74,8 +75,7 @@ def _states(t: Optional[Tensor]) -> Optional[tuple]:
 # ---- forward -------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::rglru_forward", mutates_args=(), device_types="cpu")
-def rglru_forward(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor,
+def _rglru_forward_cpu(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor,
                   h0: Optional[Tensor]) -> tuple[Tensor, Tensor]:
     call = "flashrnn::reference::rglru_forward"
     sequences = [("x", x), ("gate_a", gate_a), ("gate_x", gate_x)]
@@ -91,6 +91,10 @@ def rglru_forward(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor,
     _core.reference_rglru_forward(sizes, *(_host_tensor(t) for t in inputs),
                                   None if start is None else _host_tensor(start), _host_tensor(h), _host_tensor(h_last))
     return h.to(x.dtype), h_last.to(state_dtype(x.dtype))
+
+
+rglru_forward = torch.library.custom_op("flashrnn::rglru_forward", mutates_args=(), device_types="cpu")(
+    _rglru_forward_cpu)
 
 
 @rglru_forward.register_kernel("cuda")
@@ -120,7 +124,7 @@ def _forward_setup_context(ctx, inputs, output):
 
 def _forward_backward_formula(ctx, dh, dh_last):
     x, gate_a, gate_x, lambda_, h0, h = ctx.saved_tensors
-    dx, d_gate_a, d_gate_x, d_lambda, dh0 = torch.ops.flashrnn.rglru_backward(
+    dx, d_gate_a, d_gate_x, d_lambda, dh0 = rglru_backward_direct(
         x, gate_a, gate_x, lambda_, h0, h, dh.contiguous(), dh_last.contiguous())
     return dx, d_gate_a, d_gate_x, d_lambda, dh0 if ctx.has_h0 else None
 
@@ -131,8 +135,7 @@ rglru_forward.register_autograd(_forward_backward_formula, setup_context=_forwar
 # ---- backward ------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("flashrnn::rglru_backward", mutates_args=(), device_types="cpu")
-def rglru_backward(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor, h0: Optional[Tensor], h: Tensor,
+def _rglru_backward_cpu(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor, h0: Optional[Tensor], h: Tensor,
                    dh: Tensor, dh_last: Optional[Tensor]) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     call = "flashrnn::reference::rglru_backward"
     sequences = [("x", x), ("gate_a", gate_a), ("gate_x", gate_x), ("h", h), ("dh", dh)]
@@ -154,6 +157,10 @@ def rglru_backward(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor, h
     return (*(t.to(x.dtype) for t in outputs[:3]), outputs[3].to(states), outputs[4].to(states))
 
 
+rglru_backward = torch.library.custom_op("flashrnn::rglru_backward", mutates_args=(), device_types="cpu")(
+    _rglru_backward_cpu)
+
+
 @rglru_backward.register_kernel("cuda")
 def _rglru_backward_cuda(x, gate_a, gate_x, lambda_, h0, h, dh, dh_last):
     _check_same_device(CALL_BACKWARD, [("x", x), ("gate_a", gate_a), ("gate_x", gate_x), ("lambda", lambda_),
@@ -173,3 +180,8 @@ def _rglru_backward_fake(x, gate_a, gate_x, lambda_, h0, h, dh, dh_last):
     states = state_dtype(x.dtype)
     return (x.new_empty(sizes), x.new_empty(sizes), x.new_empty(sizes),
             x.new_empty(sizes[1:2], dtype=states), x.new_empty(sizes[:2], dtype=states))
+
+
+rglru_forward_direct = DirectOp("rglru_forward", {"cpu": _rglru_forward_cpu, "cuda": _rglru_forward_cuda},
+                                _forward_setup_context, _forward_backward_formula)
+rglru_backward_direct = DirectOp("rglru_backward", {"cpu": _rglru_backward_cpu, "cuda": _rglru_backward_cuda})

@@ -111,7 +111,7 @@ def rglru(x: Tensor, gate_a: Tensor, gate_x: Tensor, lambda_: Tensor, h0: Option
     x, gate_a, gate_x [B, R, L] (time last and contiguous; CUDA: fp32 or bf16); lambda_ [R] and h0
     [B, R] in float32 (float64 with float64 x). Gradients flow to every input through both outputs.
     """
-    return torch.ops.flashrnn.rglru_forward(x, gate_a, gate_x, lambda_, h0)
+    return _rglru_ops.rglru_forward_direct(x, gate_a, gate_x, lambda_, h0)
 
 
 def _check_newton_options(call: str, backend: str) -> None:

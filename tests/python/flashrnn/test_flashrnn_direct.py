@@ -6,7 +6,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import flashrnn
-from flashrnn import _direct, _newton_ops, _ops
+from flashrnn import _direct, _newton_ops, _ops, _rglru_ops
 from test_flashrnn_ops import CELLS, problem
 
 
@@ -23,7 +23,8 @@ def dispatcher_forbidden(monkeypatch):
         monkeypatch.setattr(direct_op, "torch_op", refuse)
 
     for op in (_ops.rnn_forward_direct, _ops.rnn_backward_direct, _ops.linrec_forward_direct,
-               _ops.linrec_backward_direct, _newton_ops.newton_forward_direct, _newton_ops.newton_backward_direct):
+               _ops.linrec_backward_direct, _newton_ops.newton_forward_direct, _newton_ops.newton_backward_direct,
+               _rglru_ops.rglru_forward_direct, _rglru_ops.rglru_backward_direct):
         forbid(op)
 
 
@@ -63,6 +64,10 @@ def test_eager_calls_take_the_direct_path(dispatcher_forbidden):
     h, _ = flashrnn.flash_gru(inputs, parameters)
     h.sum().backward()
     assert inputs.grad is not None and parameters.grad is not None
+    x = torch.randn(2, 3, 5, dtype=torch.float64, requires_grad=True)
+    h, _ = flashrnn.rglru(x, torch.randn_like(x), torch.randn_like(x), torch.randn(3, dtype=torch.float64))
+    h.sum().backward()
+    assert x.grad is not None
 
 
 def test_switched_off_every_call_goes_through_the_registered_op(dispatcher_forbidden, through_dispatcher):
@@ -90,7 +95,7 @@ def test_tensor_subclasses_go_through_the_registered_op(dispatcher_forbidden):
     flashrnn.elman(x, torch.nn.Parameter(R), b, s0)  # parameters are plain tensors: direct
 
 
-def test_linrec_and_newton_direct_equal_the_registered_op(monkeypatch):
+def test_linrec_newton_and_rglru_direct_equal_the_registered_op(monkeypatch):
     def run():
         torch.manual_seed(3)
         x = torch.randn(3, 7, dtype=torch.float64, requires_grad=True)
@@ -100,8 +105,14 @@ def test_linrec_and_newton_direct_equal_the_registered_op(monkeypatch):
         parameters = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
         h0 = torch.randn(2, 2, 3, dtype=torch.float64, requires_grad=True)
         states, last = flashrnn.flash_lstm(inputs, parameters, h0)
-        (y.sum() + (states * torch.randn_like(states)).sum() + last.sum()).backward()
-        return [y.detach(), states.detach(), last.detach(), x.grad, c.grad, inputs.grad, parameters.grad, h0.grad]
+        r = torch.randn(2, 3, 6, dtype=torch.float64, requires_grad=True)
+        lambda_ = torch.randn(3, dtype=torch.float64, requires_grad=True)
+        r0 = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+        hr, hr_last = flashrnn.rglru(r, torch.randn_like(r), torch.randn_like(r), lambda_, r0)
+        (y.sum() + (states * torch.randn_like(states)).sum() + last.sum() + (hr * torch.randn_like(hr)).sum()
+         + hr_last.sum()).backward()
+        return [y.detach(), states.detach(), last.detach(), hr.detach(), x.grad, c.grad, inputs.grad, parameters.grad,
+                h0.grad, r.grad, lambda_.grad, r0.grad]
 
     direct = run()
     monkeypatch.setattr(_direct, "enabled", False)
