@@ -49,6 +49,11 @@ class Store {
     // Runs scheduled propagators until none is left (true) or a domain is empty (false).
     bool propagate();
     void schedule(int propagator);
+    // The running propagator stopped short of its own fixpoint (a bound that creeps by small steps
+    // over a huge domain): it runs again later, and the limits are checked between its runs.
+    void reschedule_running() {
+        if (current_ >= 0) schedule(current_);
+    }
     // Called every few hundred propagations; returning true interrupts propagate().
     void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
 
