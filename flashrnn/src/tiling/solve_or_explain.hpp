@@ -19,7 +19,8 @@ struct SolvedModel {
 
 // Why `result` has no solution of `model`: `no_configuration`, then the limit that stopped the
 // solver before any answer, or the constraints of a conflict that constrint::explain_conflict finds
-// under `explain_options`, one per line of what() and one per entry of conflicts().
+// (each check under the node limit of `explain_options`, all of them within its time limit), one per
+// line of what() and one per entry of conflicts().
 TilingError tiling_error_of(const constrint::Model& model, const constrint::Result& result,
                             std::string no_configuration, const constrint::SolveOptions& explain_options);
 
