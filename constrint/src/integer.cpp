@@ -77,8 +77,10 @@ Integer mod_inverse(const Integer& a, const Integer& m) {
 
 namespace {
 
-// Pollard-Brent rho: a non-trivial factor of the odd composite n, or nothing within the budget.
-std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
+// Pollard-Brent rho: a non-trivial factor of the odd composite n, or nothing within the budget. A
+// `stop` that says yes (asked once per block of steps) ends the budget.
+std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget,
+                                     const std::function<bool()>& stop) {
     std::mt19937_64 rng(0x5eed);
     for (int attempt = 0; attempt < 8 && budget > 0; ++attempt) {
         const Integer c = 1 + Integer(rng() % 1000);
@@ -96,6 +98,7 @@ std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
                 }
                 g = gcd(q, n);
                 budget = budget > block ? budget - block : 0;
+                if (stop && stop()) budget = 0;
             }
         }
         if (g == n) { // the batch overshot: step one at a time from the saved point
@@ -110,20 +113,22 @@ std::optional<Integer> pollard_brent(const Integer& n, std::uint64_t& budget) {
     return std::nullopt;
 }
 
-bool factor_into(const Integer& n, std::map<Integer, unsigned>& factors, std::uint64_t& budget) {
+bool factor_into(const Integer& n, std::map<Integer, unsigned>& factors, std::uint64_t& budget,
+                 const std::function<bool()>& stop) {
     if (n == 1) return true;
     if (boost::multiprecision::miller_rabin_test(n, 25)) {
         ++factors[n];
         return true;
     }
-    auto d = pollard_brent(n, budget);
+    auto d = pollard_brent(n, budget, stop);
     if (!d) return false;
-    return factor_into(*d, factors, budget) && factor_into(n / *d, factors, budget);
+    return factor_into(*d, factors, budget, stop) && factor_into(n / *d, factors, budget, stop);
 }
 
 } // namespace
 
-std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count) {
+std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count,
+                                                      const std::function<bool()>& stop) {
     Integer m = n < 0 ? Integer(-n) : n;
     if (m == 0) return std::nullopt;
     std::map<Integer, unsigned> factors;
@@ -149,7 +154,7 @@ std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::siz
         if (bits > kMaxFactoredBits) return std::nullopt;
         const std::uint64_t words = bits / 64 + 1;
         std::uint64_t budget = std::min<std::uint64_t>(1u << 20, (std::uint64_t{1} << 22) / (words * words));
-        if (!factor_into(m, factors, budget)) return std::nullopt;
+        if (!factor_into(m, factors, budget, stop)) return std::nullopt;
     }
 
     std::size_t count = 1;

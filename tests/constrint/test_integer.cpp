@@ -353,3 +353,23 @@ TEST_CASE("integer: compare agrees with boost's comparison, one limb and beyond,
         }
     }
 }
+
+TEST_CASE("positive_divisors: a stop that says yes ends the factoring at its next block of steps") {
+    // (2^89 - 1)(2^107 - 1): two large primes, beyond what the step budget can split.
+    const Integer n = (pow(Integer(2), 89) - 1) * (pow(Integer(2), 107) - 1);
+    int asked = 0;
+    CHECK_FALSE(constrint::positive_divisors(n, 1000, [&] {
+        ++asked;
+        return true;
+    }));
+    CHECK(asked == 1);
+    int asked_without_stopping = 0;
+    CHECK_FALSE(constrint::positive_divisors(n, 1000, [&] {
+        ++asked_without_stopping;
+        return false;
+    }));
+    CHECK(asked_without_stopping > 100); // the whole step budget, a block at a time
+    const auto small = constrint::positive_divisors(Integer(1000003) * 1000033, 10, [] { return false; });
+    REQUIRE(small);
+    CHECK(small->size() == 4);
+}

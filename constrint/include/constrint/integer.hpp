@@ -4,6 +4,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,8 +57,10 @@ Integer mod_inverse(const Integer& a, const Integer& m);
 // factor: beyond it a number counts as one that cannot be factored quickly.
 constexpr std::uint64_t kMaxFactoredBits = 1024;
 // The positive divisors of n != 0 in increasing order, or nothing when n cannot be factored
-// quickly or has more than max_count divisors (callers then fall back to bounds reasoning).
-std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count);
+// quickly or has more than max_count divisors (callers then fall back to bounds reasoning), or when
+// `stop` (asked every 128 factoring steps) says a limit of the caller was reached.
+std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count,
+                                                      const std::function<bool()>& stop = {});
 
 std::string to_string(const Integer& value);
 // Parses an optionally signed decimal integer; nothing when the text is not one.

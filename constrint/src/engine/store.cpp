@@ -217,7 +217,9 @@ const Domain* Store::divisors(const Integer& n) {
     auto it = divisor_cache_.find(key);
     if (it == divisor_cache_.end()) {
         std::unique_ptr<Domain> domain;
-        if (auto positive = positive_divisors(key, kMaxDivisors)) {
+        bool stopped = false; // a limit ended the factoring: no answer to keep for later calls
+        const std::function<bool()> stop = [&] { return stopped = stop_check_ && stop_check_(); };
+        if (auto positive = positive_divisors(key, kMaxDivisors, stop)) {
             std::vector<Integer> values;
             values.reserve(2 * positive->size());
             for (const Integer& d : *positive) {
@@ -226,6 +228,7 @@ const Domain* Store::divisors(const Integer& n) {
             }
             domain = std::make_unique<Domain>(Domain::values(std::move(values)));
         }
+        if (stopped) return nullptr;
         it = divisor_cache_.emplace(key, std::move(domain)).first;
     }
     return it->second.get();
