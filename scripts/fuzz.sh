@@ -27,13 +27,13 @@ cmake --build "$build" --target $(printf 'fuzz_%s ' "${targets[@]}")
 seeds_cint=(examples/models tests/cli/models)
 seeds_flatzinc=(tests/flatzinc/snippets)
 seeds_flashrnn_cli=()
-# Seconds one input may take before libFuzzer reports a hang: 30, because the ASan+UBSan build runs
+# Seconds one input may take before libFuzzer reports a hang, every target: 30, because the ASan+UBSan build runs
 # the solver 10-20x slower than a release build while the limits promise the limit plus about a
 # second in release (docs/cli.md). Measured: the corpus's timeout-divisibility-chain-under-asan.cint
 # takes 0.27 s in release with a 0.05 s limit and 5 s under ASan (over 10 s while three fuzzers
 # shared two cores); the flashrnn CLI's slowest known refusal, tune-fused-refusal-explanation, 2.9 s
 # in release. A real hang runs on: the creeping linear equation the fuzzer found ran past 60 s.
-timeout_cint=30 timeout_flatzinc=30 timeout_flashrnn_cli=30
+input_timeout=30
 
 status=0
 for target in "${targets[@]}"; do
@@ -41,7 +41,7 @@ for target in "${targets[@]}"; do
   work="$build/fuzz-corpus/$target"
   log="$build/fuzz-$target.log"
   mkdir -p "$work"
-  declare -n seeds="seeds_$target" input_timeout="timeout_$target"
+  declare -n seeds="seeds_$target"
   # The first folder receives what the fuzzer finds interesting; the others are only read.
   if ! "$build/tests/fuzz/fuzz_$target" "$work" "$corpus" "${seeds[@]}" "-dict=tests/fuzz/$target.dict" \
     "-max_total_time=$seconds" -max_len=4096 "-timeout=$input_timeout" -rss_limit_mb=2048 "-artifact_prefix=$corpus/" \

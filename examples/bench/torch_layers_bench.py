@@ -100,6 +100,8 @@ def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
             row["fwd_ms"] = median_ms(forward, args.warmup, args.iters)
             row["fwd_bwd_ms"] = median_ms(forward_backward, args.warmup, args.iters)
         except Exception as error:  # e.g. no fused tiling for 1x768, or a shape the peer refuses: reported
+            if not name.startswith("NX-AI") and not isinstance(error, (flashrnn.Error, torch.cuda.OutOfMemoryError)):
+                raise  # a bug of ours is not a benchmark row
             row["note"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
             torch.cuda.empty_cache()
         rows.append(row)

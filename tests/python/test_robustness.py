@@ -324,6 +324,18 @@ def interrupt_main_after(seconds):
     return timer
 
 
+def assert_interrupted(call, after_seconds):
+    """Ctrl-C `after_seconds` into `call()` raises KeyboardInterrupt (a call that finished first would
+    sleep into it too, so the models here are slow to solve)."""
+    timer = interrupt_main_after(after_seconds)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+            time.sleep(5)
+    finally:
+        timer.cancel()
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -338,27 +350,14 @@ def interrupt_main_after(seconds):
 def test_keyboard_interrupt_during_a_solve_is_raised_promptly(call):
     m = pigeons(13)
     start = time.monotonic()
-    timer = interrupt_main_after(0.3)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call(m)
-            # A search that finished first is a correct answer too, but not with this model.
-            time.sleep(5)
-    finally:
-        timer.cancel()
+    assert_interrupted(lambda: call(m), 0.3)
     assert time.monotonic() - start < 5
 
 
 def test_the_package_works_after_interrupts():
     m = pigeons(13)
     for delay in (0.05, 0.1, 0.2):
-        timer = interrupt_main_after(delay)
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                ci.solve(m)
-                time.sleep(5)
-        finally:
-            timer.cancel()
+        assert_interrupted(lambda: ci.solve(m), delay)
     small, q = queens(6)
     assert len(ci.solve_all(small).solutions) == 4
 
@@ -373,13 +372,9 @@ def test_keyboard_interrupt_while_other_threads_solve():
     threads = [threading.Thread(target=background, args=(i,)) for i in range(2)]
     for t in threads:
         t.start()
-    timer = interrupt_main_after(0.2)
     try:
-        with pytest.raises(KeyboardInterrupt):
-            ci.solve(m)
-            time.sleep(5)
+        assert_interrupted(lambda: ci.solve(m), 0.2)
     finally:
-        timer.cancel()
         for t in threads:
             t.join(30)
     assert results == ["UNKNOWN", "UNKNOWN"]

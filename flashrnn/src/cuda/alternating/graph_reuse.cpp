@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -16,6 +17,7 @@
 #include "cuda/common/cublas_handle.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
+#include "cuda/rnn/workspace.hpp"
 #include "flashrnn/rnn/alternating.hpp"
 
 namespace flashrnn::alternating {
@@ -28,7 +30,7 @@ constexpr std::size_t kGraphsPerShape = 4;
 // Staged graphs hold buffers as large as the pass's tensors: a few shapes' worth (a model's layers
 // usually share one shape, and each pass of it has one staged graph).
 constexpr std::size_t kStagedPassesPerThreadAndDevice = 4;
-// Each staged buffer starts at this alignment, as cudaMalloc's own allocations do.
+// A staged buffer lies where the caller's does within this many bytes (WorkspacePlan's alignment).
 constexpr std::size_t kStagedAlignment = 256;
 
 std::atomic<bool>& reuse_flag() {
@@ -130,24 +132,27 @@ struct StagingRefused {};
 class StagedPass {
   public:
     StagedPass(const PassBuffers& like, cudaStream_t capture_stream, const Enqueue& enqueue) {
-        std::array<std::size_t, kMaxPassBuffers> offsets{};
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
-            if (!like[i].data) continue;
-            offsets[i] = total + misalignment(like[i].data);
-            total = (offsets[i] + like[i].bytes + kStagedAlignment - 1) / kStagedAlignment * kStagedAlignment;
-        }
+        // Laid out as a workspace (256-byte aligned takes), each buffer shifted by the caller's
+        // misalignment: measured first, then taken from the allocation.
+        const auto lay_out = [&](WorkspacePlan& plan) {
+            for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
+                if (!like[i].data) continue;
+                const std::size_t shift = misalignment(like[i].data);
+                void* start = plan.take(static_cast<std::int64_t>(like[i].bytes + shift), 1);
+                staged_[i] = like[i];
+                staged_[i].data = start ? static_cast<std::byte*>(start) + shift : nullptr; // null: measuring
+            }
+        };
+        WorkspacePlan measure;
+        lay_out(measure);
         void* memory = nullptr;
-        if (cudaMalloc(&memory, total == 0 ? 1 : total) != cudaSuccess) {
+        if (cudaMalloc(&memory, std::max<std::size_t>(measure.size(), 1)) != cudaSuccess) {
             (void)cudaGetLastError();
             throw StagingRefused{};
         }
         memory_.reset(memory);
-        for (std::size_t i = 0; i < kMaxPassBuffers; ++i) {
-            if (!like[i].data) continue;
-            staged_[i] = like[i];
-            staged_[i].data = static_cast<std::byte*>(memory) + offsets[i];
-        }
+        WorkspacePlan plan(memory);
+        lay_out(plan);
         cudaEvent_t done = nullptr;
         cuda::check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "cudaEventCreateWithFlags");
         done_.reset(done);
