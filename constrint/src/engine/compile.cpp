@@ -299,7 +299,11 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
     case Relation::Divides:
-        if (top_level) check_divisor(&n.lhs->node(), x, "divisibility"); // in a disjunction: false there
+        // Like a term a / b or mod(a, b), divisibility requires a non-zero divisor of the whole
+        // constraint, inside a disjunction too (docs/model-format.md, "Division by zero"): so
+        // `mod(x, y) == 0`, rewritten into divides(y, x), means what `mod(x, y) == 1 - 1` does.
+        check_divisor(&n.lhs->node(), x, "divisibility");
+        if (!top_level) s_.add_propagator(std::make_unique<NotEqual>(View{x, 1, 0}, View{-1, 0, 0}));
         return std::make_unique<Divides>(x, y);
     default:
         throw ModelError(std::string("unsupported relation ") + to_string(n.relation));
