@@ -80,6 +80,10 @@ TEST_CASE("propagators: x * y == z") {
         "x * x == y", 2, kNine, [](const Assignment& a) { return v(a, 0) * v(a, 0) == v(a, 1); },
         [](Model& m, const Vars& x) { m.add(x[0] * x[0] == x[1]); }, {300, 10});
     check_propagator(
+        "x * x == y, y in {0, 1, 2, 4, 8, 9, 16} (a square, posted as x^2)", {kNine, {0, 1, 2, 4, 8, 9, 16}},
+        [](const Assignment& a) { return v(a, 0) * v(a, 0) == v(a, 1); },
+        [](Model& m, const Vars& x) { m.add(x[0] * x[0] == x[1]); }, {300, 11});
+    check_propagator(
         "x * y == x", 2, kNine, [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 0); },
         [](Model& m, const Vars& x) { m.add(x[0] * x[1] == x[0]); }, {300, 11});
     check_propagator(

@@ -173,6 +173,10 @@ VarId Compiler::compound(const TermNode& n, VarId x, VarId y) {
             check_size(n, std::max(bits_of(a.lo), bits_of(a.hi)) + std::max(bits_of(b.lo), bits_of(b.hi)));
             const Bounds p = hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
             z = aux(p.lo, p.hi);
+            if (x == y) { // x * x is x^2: integer roots instead of creeping quotients (issue 24)
+                s_.add_propagator(std::make_unique<Power>(z, x, 2));
+                break;
+            }
             s_.add_propagator(std::make_unique<Times>(z, x, y));
             break;
         }
