@@ -10,13 +10,14 @@ namespace {
 
 __extension__ typedef unsigned __int128 Word; // __extension__: not ISO C++, but GCC and Clang have it
 
-// The 256-bit product a * b as (high, low) words.
+// The 256-bit product a * b as (high, low) words, from four 64 x 64-bit products (one instruction each).
 std::pair<Word, Word> multiply_wide(Word a, Word b) {
-    const Word mask = ~std::uint64_t{0};
-    const Word a_lo = a & mask, a_hi = a >> 64, b_lo = b & mask, b_hi = b >> 64;
-    const Word lo_lo = a_lo * b_lo, lo_hi = a_lo * b_hi, hi_lo = a_hi * b_lo, hi_hi = a_hi * b_hi;
-    const Word middle = (lo_lo >> 64) + (lo_hi & mask) + (hi_lo & mask);
-    const Word low = (middle << 64) | (lo_lo & mask);
+    const auto a_lo = static_cast<std::uint64_t>(a), a_hi = static_cast<std::uint64_t>(a >> 64);
+    const auto b_lo = static_cast<std::uint64_t>(b), b_hi = static_cast<std::uint64_t>(b >> 64);
+    const Word lo_lo = static_cast<Word>(a_lo) * b_lo, lo_hi = static_cast<Word>(a_lo) * b_hi;
+    const Word hi_lo = static_cast<Word>(a_hi) * b_lo, hi_hi = static_cast<Word>(a_hi) * b_hi;
+    const Word middle = (lo_lo >> 64) + static_cast<std::uint64_t>(lo_hi) + static_cast<std::uint64_t>(hi_lo);
+    const Word low = (middle << 64) | static_cast<std::uint64_t>(lo_lo);
     const Word high = hi_hi + (lo_hi >> 64) + (hi_lo >> 64) + (middle >> 64);
     return {high, low};
 }

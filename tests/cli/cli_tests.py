@@ -314,6 +314,21 @@ def divisibility_requires_a_non_zero_divisor_in_every_spelling():
                    stdin="var x in 0..2;\nvar y in 0..2;\n" + constraint + ";\n", stdout=five + "==========\n")
 
 
+@case
+def products_of_large_primes():
+    """Issue 24: squares and products of two 45-bit primes are answered at once; a crawl would end at
+    the 20 s limit with UNKNOWN. The issue's first N is not a square (its root is 35184372088832.9...)."""
+    p, q = 35184372088777, 35184372088891
+    expect_run(["solve", "-", "--timeout", "20"], 0, stdin="var x in 1..%d;\nx * x == %d;\n" % (p * p, p * p),
+               stdout="x = %d\n----------\n" % p)
+    expect_run(["solve", "-", "--timeout", "20"], 1,
+               stdin="var x in 1..1237940039285389197275479729;\nx * x == 1237940039285389197275479729;\n",
+               stdout="UNSATISFIABLE\n")
+    expect_run(["solve", "-", "--all", "--timeout", "20"], 0,
+               stdin="var x in 2..%d;\nvar y in 2..%d;\nx * y == %d;\n" % (p * q, p * q, p * q),
+               stdout="x = %d\ny = %d\n----------\nx = %d\ny = %d\n----------\n==========\n" % (p, q, q, p))
+
+
 def interrupt(args, after_seconds):
     process = subprocess.Popen([PROGRAM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(after_seconds)
