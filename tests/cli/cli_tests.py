@@ -296,11 +296,37 @@ def solver_errors_are_located():
 def division_by_zero_is_false():
     """A constraint with a divisor whose only value is 0 is false, inside a disjunction too
     (docs/model-format.md); --explain names it."""
-    for constraint in ["x / 0 == 1", "x % 0 == 0", "x / 0 == 1 | x == 3", "mod(x, 0) == 1 | x == 3"]:
+    for constraint in ["x / 0 == 1", "x % 0 == 0", "x / 0 == 1 | x == 3", "mod(x, 0) == 1 | x == 3",
+                       "x % 0 == 0 | x == 3", "mod(x, 0) == 0 | x == 3"]:
         expect_run(["solve", "-", "--explain"], 1, stdin="var x in 1..5;\n" + constraint + ";\n",
                    stdout="UNSATISFIABLE\n% this constraint cannot hold (a minimal set: without any one of them "
                           "the rest has a solution):\n<stdin>:2: " + constraint + "\n")
-    expect_run(["solve", "-"], 0, stdin="var x in 1..5;\nx % 0 == 0 | x == 3;\n", stdout="x = 3\n----------\n")
+
+
+@case
+def divisibility_requires_a_non_zero_divisor_in_every_spelling():
+    """Issue 24: `y == 0` in another part of the disjunction adds no solution: the divisibility (or
+    the term) requires y != 0 of the whole constraint; 5 solutions on 0..2 x 0..2."""
+    five = "".join("x = %d\ny = %d\n----------\n" % (x, y) for x, y in [(0, 1), (0, 2), (1, 1), (2, 1), (2, 2)])
+    for constraint in ["mod(x, y) == 0 | y == 0", "x % y == 0 | y == 0", "0 == x % y | y == 0",
+                       "mod(x, y) == 1 - 1 | y == 0", "0 == mod(x, y) | y == 0"]:
+        expect_run(["solve", "-", "--all", "--order", "declaration"], 0,
+                   stdin="var x in 0..2;\nvar y in 0..2;\n" + constraint + ";\n", stdout=five + "==========\n")
+
+
+@case
+def products_of_large_primes():
+    """Issue 24: squares and products of two 45-bit primes are answered at once; a crawl would end at
+    the 20 s limit with UNKNOWN. The issue's first N is not a square (its root is 35184372088832.9...)."""
+    p, q = 35184372088777, 35184372088891
+    expect_run(["solve", "-", "--timeout", "20"], 0, stdin="var x in 1..%d;\nx * x == %d;\n" % (p * p, p * p),
+               stdout="x = %d\n----------\n" % p)
+    expect_run(["solve", "-", "--timeout", "20"], 1,
+               stdin="var x in 1..1237940039285389197275479729;\nx * x == 1237940039285389197275479729;\n",
+               stdout="UNSATISFIABLE\n")
+    expect_run(["solve", "-", "--all", "--timeout", "20"], 0,
+               stdin="var x in 2..%d;\nvar y in 2..%d;\nx * y == %d;\n" % (p * q, p * q, p * q),
+               stdout="x = %d\ny = %d\n----------\nx = %d\ny = %d\n----------\n==========\n" % (p, q, q, p))
 
 
 def interrupt(args, after_seconds):

@@ -5,7 +5,9 @@
 
 #include <boost/multiprecision/miller_rabin.hpp>
 
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -372,4 +374,32 @@ TEST_CASE("positive_divisors: a stop that says yes ends the factoring at its nex
     const auto small = constrint::positive_divisors(Integer(1000003) * 1000033, 10, [] { return false; });
     REQUIRE(small);
     CHECK(small->size() == 4);
+}
+
+TEST_CASE("integer: positive_divisors of products of large primes (issue 24), both factoring paths") {
+    SUBCASE("a 90-bit product of two 45-bit primes") {
+        const Integer p("35184372088777"), q("35184372088891");
+        CHECK(p * q == Integer("1237940039285521012387476307"));
+        CHECK(constrint::positive_divisors(p * q, 100) == std::vector<Integer>{1, p, q, p * q});
+        CHECK(constrint::positive_divisors(p * p, 100) == std::vector<Integer>{1, p, p * p});
+    }
+    SUBCASE("products around 2^126, where machine words give way to cpp_int") {
+        const Integer small = next_prime(Integer(1) << 20);
+        for (unsigned bits : {100u, 124u, 125u, 126u, 127u, 128u, 140u}) {
+            const Integer large = next_prime((Integer(1) << (bits - 21)) + 3);
+            const Integer n = small * large;
+            CHECK(constrint::positive_divisors(n, 100) == std::vector<Integer>{1, small, large, n});
+        }
+    }
+    SUBCASE("random products of two primes of 14 to 40 bits") {
+        std::mt19937_64 rng(24);
+        for (int i = 0; i < 60; ++i) {
+            const Integer a = next_prime(Integer(rng() >> (24 + rng() % 26)) + 4097);
+            const Integer b = next_prime(Integer(rng() >> (24 + rng() % 26)) + 4097);
+            std::vector<Integer> expected{1, a, b, a * b};
+            std::sort(expected.begin(), expected.end());
+            expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+            CHECK(constrint::positive_divisors(a * b, 100) == expected);
+        }
+    }
 }

@@ -289,3 +289,20 @@ TEST_CASE("native propagators: the sums implied by counts of several values (Car
         },
         {300, 3});
 }
+
+TEST_CASE("native propagators: int_times(x, x, p) is a square (one variable for both factors)") {
+    // Issue 24: the aliased product narrows by integer roots; the harness checks that no solution
+    // is lost on small domains of both signs, with and without perfect squares in p's domain.
+    for (const auto& [name, square_domain, seed] :
+         {std::tuple{"x * x == p, p in [-3, 17]", interval(-3, 17), 1200},
+          std::tuple{"x * x == p, p in {0, 2, 4, 5, 9, 10, 16}", std::vector<Integer>{0, 2, 4, 5, 9, 10, 16},
+                     1201}}) {
+        check_native_propagator(
+            name, {interval(-4, 4), square_domain},
+            [](const Assignment& a) { return v(a, 0) * v(a, 0) == v(a, 1); },
+            [](Store& s, const std::vector<VarId>& x) {
+                s.add_propagator(std::make_unique<Times>(x[1], x[0], x[0]));
+            },
+            {300, static_cast<std::uint64_t>(seed)});
+    }
+}

@@ -80,6 +80,10 @@ TEST_CASE("propagators: x * y == z") {
         "x * x == y", 2, kNine, [](const Assignment& a) { return v(a, 0) * v(a, 0) == v(a, 1); },
         [](Model& m, const Vars& x) { m.add(x[0] * x[0] == x[1]); }, {300, 10});
     check_propagator(
+        "x * x == y, y in {0, 1, 2, 4, 8, 9, 16} (a square, posted as x^2)", {kNine, {0, 1, 2, 4, 8, 9, 16}},
+        [](const Assignment& a) { return v(a, 0) * v(a, 0) == v(a, 1); },
+        [](Model& m, const Vars& x) { m.add(x[0] * x[0] == x[1]); }, {300, 11});
+    check_propagator(
         "x * y == x", 2, kNine, [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 0); },
         [](Model& m, const Vars& x) { m.add(x[0] * x[1] == x[0]); }, {300, 11});
     check_propagator(
@@ -165,8 +169,8 @@ TEST_CASE("propagators: x % y == z (floor modulo, the sign of the divisor)") {
 }
 
 TEST_CASE("propagators: a divisor whose only value is 0 makes its constraint false") {
-    // docs/model-format.md: a term x / 0 or mod(x, 0) falsifies the whole constraint, inside a
-    // disjunction too; divisibility by 0 is a false relation, only that part of a disjunction.
+    // docs/model-format.md: a term x / 0 or mod(x, 0), and divisibility by 0, falsify the whole
+    // constraint, inside a disjunction too.
     const auto never = [](const Assignment&) { return false; };
     check_propagator("x / 0 == y", 2, kNine, never, [](Model& m, const Vars& x) { m.add(x[0] / 0 == x[1]); },
                      {100, 900});
@@ -176,9 +180,46 @@ TEST_CASE("propagators: a divisor whose only value is 0 makes its constraint fal
                      [](Model& m, const Vars& x) { m.add((x[0] % x[2] == x[1]) | (x[0] == 1)); }, {100, 902});
     check_propagator("x % 0 == 0", 1, kNine, never, [](Model& m, const Vars& x) { m.add(x[0] % 0 == 0); },
                      {100, 903});
+    check_propagator("(x % 0 == 0) | (x == y)", 2, kNine, never,
+                     [](Model& m, const Vars& x) { m.add((x[0] % 0 == 0) | (x[0] == x[1])); }, {100, 904});
+    check_propagator("divides(z, x) | (x == y), z in 0..0", {interval(-2, 2), interval(-2, 2), {0}}, never,
+                     [](Model& m, const Vars& x) { m.add(divides(x[2], x[0]) | (x[0] == x[1])); },
+                     {100, 905});
+}
+
+TEST_CASE("propagators: every spelling of divisibility requires a non-zero divisor, in a disjunction too") {
+    // Issue 24: mod(x, y) == 0 is rewritten into divides(y, x); both, like mod(x, y) == 1 - 1 and
+    // x / y, exclude y = 0 from the whole constraint, so `| y == 0` adds no solution.
+    const std::vector<std::vector<Integer>> domains = {interval(-3, 3), interval(-2, 2), interval(-1, 1)};
+    const auto divisible_or_z_zero = [](const Assignment& a) {
+        return v(a, 1) != 0 && (py_mod(v(a, 0), v(a, 1)) == 0 || v(a, 2) == 0);
+    };
+    using Spelling = std::pair<const char*, std::function<Constraint(const Vars&)>>;
+    const std::vector<Spelling> spellings = {
+        {"mod(x, y) == 0", [](const Vars& x) { return x[0] % x[1] == 0; }},
+        {"0 == mod(x, y)", [](const Vars& x) { return 0 == x[0] % x[1]; }},
+        {"mod(x, y) == 1 - 1", [](const Vars& x) { return x[0] % x[1] == Expr(1) - Expr(1); }},
+        {"divides(y, x)", [](const Vars& x) { return divides(x[1], x[0]); }},
+        {"x == y * (x / y)", [](const Vars& x) { return x[0] == x[1] * (x[0] / x[1]); }},
+    };
+    std::uint64_t seed = 910;
+    for (const auto& [name, spelling] : spellings) {
+        check_propagator(std::string(name) + " | z == 0", domains, divisible_or_z_zero,
+                         [&](Model& m, const Vars& x) { m.add(spelling(x) | (x[2] == 0)); }, {200, seed++});
+        check_propagator(
+            std::string(name) + " | y == 0", {interval(-3, 3), interval(-2, 2)},
+            [](const Assignment& a) { return v(a, 1) != 0 && py_mod(v(a, 0), v(a, 1)) == 0; },
+            [&](Model& m, const Vars& x) { m.add(spelling(x) | (x[1] == 0)); }, {200, seed++});
+        check_propagator(
+            std::string("(") + name + " & x == 1) | y == 0", {interval(-3, 3), interval(-2, 2)},
+            [](const Assignment& a) { return v(a, 1) != 0 && v(a, 0) == 1 && py_mod(1, v(a, 1)) == 0; },
+            [&](Model& m, const Vars& x) { m.add((spelling(x) & (x[0] == 1)) | (x[1] == 0)); },
+            {200, seed++});
+    }
     check_propagator(
-        "(x % 0 == 0) | (x == y)", 2, kNine, [](const Assignment& a) { return v(a, 0) == v(a, 1); },
-        [](Model& m, const Vars& x) { m.add((x[0] % 0 == 0) | (x[0] == x[1])); }, {100, 904});
+        "x / y == 2 | y == 0", {interval(-6, 6), interval(-2, 2)},
+        [](const Assignment& a) { return v(a, 1) != 0 && py_div(v(a, 0), v(a, 1)) == 2; },
+        [](Model& m, const Vars& x) { m.add((x[0] / x[1] == 2) | (x[1] == 0)); }, {200, seed++});
 }
 
 TEST_CASE("propagators: abs, min, max") {
@@ -359,7 +400,7 @@ TEST_CASE("propagators: disjunctions and conjunctions inside them") {
         {300, 65});
     check_propagator(
         "divides(x, y) | (x == z)", 3, kSmall,
-        [](const Assignment& a) { return (v(a, 0) != 0 && v(a, 1) % v(a, 0) == 0) || v(a, 0) == v(a, 2); },
+        [](const Assignment& a) { return v(a, 0) != 0 && (v(a, 1) % v(a, 0) == 0 || v(a, 0) == v(a, 2)); },
         [](Model& m, const Vars& x) { m.add(divides(x[0], x[1]) | (x[0] == x[2])); }, {300, 66});
     // A division by zero anywhere makes the whole constraint false (constraint.hpp).
     check_propagator(
@@ -628,16 +669,17 @@ TEST_CASE("propagators: defects found by the harness, minimal") {
         CHECK(r.solutions.empty());
         CHECK(r.status == Status::Unsatisfiable);
     }
-    SUBCASE("divides(x, y) | (x == z) with x = 0, z = 0 holds (the disjunction's other part)") {
+    SUBCASE("divides(x, y) | (x == z) with x = 0, z = 0 is false (issue 24: the divisor must not be 0)") {
         Model m;
         const Var x = m.var("x", 0, 0);
         const Var y = m.var("y", 1, 1);
         const Var z = m.var("z", 0, 0);
         const Constraint c = divides(x, y) | (x == z);
-        CHECK(satisfied(c, {0, 1, 0})); // the documented meaning
+        CHECK_FALSE(satisfied(c, {0, 1, 0})); // the documented meaning
         m.add(c);
         Result r;
         CHECK_NOTHROW(r = solve(m));
-        CHECK(r.solutions.size() == 1);
+        CHECK(r.solutions.empty());
+        CHECK(r.status == Status::Unsatisfiable);
     }
 }

@@ -100,3 +100,44 @@ TEST_CASE("big integers: x * y * z == 2^80 * 3^7 with x, y, z in [1, 2^70]") {
     CHECK(s[x] == power(2, 70)); // the largest divisor of the target that is <= 2^70
     CHECK(r.stats.nodes < 1000);
 }
+
+TEST_CASE("products of large primes are answered at once, not by creeping bounds (issue 24)") {
+    // A crawl (bounds narrowed by one value per round, or one divisor candidate per node) runs
+    // into these limits and ends Unknown or Satisfiable, which fails the status checks.
+    SolveOptions limits;
+    limits.node_limit = 16;
+    limits.time_limit_seconds = 20; // generous: the answers take well under a second
+    const Integer p("35184372088777"), q("35184372088891"), square = p * p, product = p * q;
+    SUBCASE("x * x == p^2 is x^2 == p^2: x = p") {
+        Model m;
+        const Var x = m.var("x", Integer(1), square);
+        m.add(x * x == square);
+        const Result r = solve_all(m, std::nullopt, limits);
+        REQUIRE(r.status == Status::AllSolutions);
+        REQUIRE(r.solutions.size() == 1);
+        CHECK(r.solutions[0][x] == p);
+        CHECK(r.stats.nodes <= 2);
+    }
+    // x * y == p * q with x in [2, p * q], y in [y_min, p * q], and x <= y when ordered.
+    const auto factor_pairs = [&](const Integer& y_min, bool ordered) {
+        Model m;
+        const Var x = m.var("x", Integer(2), product);
+        const Var y = m.var("y", y_min, product);
+        m.add(x * y == product);
+        if (ordered) m.add(x <= y);
+        const Result r = solve_all(m, std::nullopt, limits);
+        std::vector<std::pair<Integer, Integer>> pairs;
+        for (const Solution& s : r.solutions)
+            pairs.emplace_back(s[x], s[y]);
+        CHECK(r.status == Status::AllSolutions);
+        CHECK(r.stats.nodes <= 4);
+        return pairs;
+    };
+    using Pairs = std::vector<std::pair<Integer, Integer>>;
+    SUBCASE("x * y == p * q over [2, p * q]: the two orders of the factors") {
+        CHECK(factor_pairs(2, false) == Pairs{{p, q}, {q, p}});
+    }
+    SUBCASE("x * y == p * q with x <= y and 2 <= x: x = p") {
+        CHECK(factor_pairs(1, true) == Pairs{{p, q}});
+    }
+}

@@ -74,6 +74,12 @@ def test_big_integers_cross_the_boundary_exactly():
         (lambda a, b: a >= b, lambda a, b: a >= b),
         (lambda a, b: (a == 1) | (b == -2), lambda a, b: a == 1 or b == -2),
         (lambda a, b: (a >= 0) & (b >= a), lambda a, b: a >= 0 and b >= a),
+        # A divisor requires b != 0 of the whole constraint, inside a disjunction too (issue 24).
+        (lambda a, b: ci.divides(b, a) | (b == 0), lambda a, b: b != 0 and a % b == 0),
+        (lambda a, b: (a % b == 0) | (b == 0), lambda a, b: b != 0 and a % b == 0),
+        (lambda a, b: (0 == a % b) | (b == 0), lambda a, b: b != 0 and a % b == 0),
+        (lambda a, b: (a // b == 2) | (b == 0), lambda a, b: b != 0 and a // b == 2),
+        (lambda a, b: (a % 0 == 0) | (a == 1), lambda a, b: False),
         (lambda a, b: ci.member(a, [-3, 0, 2]), lambda a, b: a in (-3, 0, 2)),
         (lambda a, b: 7 - a * 2 == b, lambda a, b: 7 - a * 2 == b),
     ],

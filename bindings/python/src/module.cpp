@@ -196,7 +196,7 @@ PYBIND11_MODULE(_core, m) {
         .def("__repr__", [](const Constraint& c) { return to_cint(c); });
 
     m.def("divides", &divides, py::arg("divisor"), py::arg("dividend"),
-          "dividend % divisor == 0, divisor != 0.");
+          "dividend % divisor == 0; divisor != 0 of the whole constraint, inside a disjunction too.");
     m.def(
         "min", [](const Expr& a, const Expr& b) { return min(a, b); }, "The smaller of two terms.");
     m.def(

@@ -16,7 +16,8 @@ enum class Relation : std::uint8_t {
     Lt,      // lhs < rhs
     Ge,      // lhs >= rhs
     Gt,      // lhs > rhs
-    Divides, // rhs is divisible by lhs (lhs != 0): `divides(lhs, rhs)`, `rhs % lhs == 0`
+    Divides, // rhs is divisible by lhs (lhs != 0, of the whole constraint): `divides(lhs, rhs)`, `rhs % lhs
+             // == 0`
     In,      // lhs takes a value of `set`
     Or,      // at least one of `parts`
     And,     // all of `parts`
@@ -67,7 +68,7 @@ Constraint operator&(const Constraint& a, const Constraint& b);
 namespace constrint {
 
 // Whether the constraint holds when variable i has the value values[i]. A division by zero
-// anywhere in the constraint makes it false (a / b and mod(a, b) imply b != 0).
+// anywhere in the constraint makes it false (a / b, mod(a, b) and divides(b, a) imply b != 0).
 bool satisfied(const Constraint& constraint, const std::vector<Integer>& values);
 
 } // namespace constrint

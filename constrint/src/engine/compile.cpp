@@ -173,6 +173,10 @@ VarId Compiler::compound(const TermNode& n, VarId x, VarId y) {
             check_size(n, std::max(bits_of(a.lo), bits_of(a.hi)) + std::max(bits_of(b.lo), bits_of(b.hi)));
             const Bounds p = hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
             z = aux(p.lo, p.hi);
+            if (x == y) { // x * x is x^2: integer roots instead of creeping quotients (issue 24)
+                s_.add_propagator(std::make_unique<Power>(z, x, 2));
+                break;
+            }
             s_.add_propagator(std::make_unique<Times>(z, x, y));
             break;
         }
@@ -299,7 +303,11 @@ std::unique_ptr<Propagator> Compiler::relation(const Constraint& c, bool top_lev
     const VarId y = var_of(*n.rhs);
     switch (n.relation) {
     case Relation::Divides:
-        if (top_level) check_divisor(&n.lhs->node(), x, "divisibility"); // in a disjunction: false there
+        // Like a term a / b or mod(a, b), divisibility requires a non-zero divisor of the whole
+        // constraint, inside a disjunction too (docs/model-format.md, "Division by zero"): so
+        // `mod(x, y) == 0`, rewritten into divides(y, x), means what `mod(x, y) == 1 - 1` does.
+        check_divisor(&n.lhs->node(), x, "divisibility");
+        if (!top_level) s_.add_propagator(std::make_unique<NotEqual>(View{x, 1, 0}, View{-1, 0, 0}));
         return std::make_unique<Divides>(x, y);
     default:
         throw ModelError(std::string("unsupported relation ") + to_string(n.relation));

@@ -83,7 +83,8 @@ bool holds(const ConstraintNode& n, const std::vector<Integer>& values) {
     case Relation::Gt:
         return a > b;
     case Relation::Divides:
-        return a != 0 && b % a == 0;
+        if (a == 0) throw DivisionByZero{}; // false for the whole constraint, as a term a / 0
+        return b % a == 0;
     default:
         return false;
     }

@@ -38,6 +38,9 @@ class Times final : public Propagator {
 };
 
 // result = base ^ exponent (exponent >= 2), with exact integer roots in the backward direction.
+// Also the square x * x of a product whose factors are one variable (Times).
+PropStatus propagate_power(Store& s, VarId result, VarId base, unsigned exponent);
+
 class Power final : public Propagator {
   public:
     Power(VarId result, VarId base, unsigned exponent) : result_(result), base_(base), exponent_(exponent) {}

@@ -15,25 +15,28 @@ Integer signed_ceil_root(const Integer& n, unsigned k) {
 } // namespace
 
 PropStatus Power::propagate(Store& s) {
-    const unsigned k = exponent_;
-    if (s.fixed(base_))
-        return s.assign(result_, power(s.value(base_), k)) ? PropStatus::Subsumed : PropStatus::Fail;
+    return propagate_power(s, result_, base_, exponent_);
+}
+
+PropStatus propagate_power(Store& s, VarId result, VarId base, unsigned k) {
+    if (s.fixed(base))
+        return s.assign(result, power(s.value(base), k)) ? PropStatus::Subsumed : PropStatus::Fail;
     if (k % 2 == 1) { // monotone: bounds map to bounds, roots map back
-        if (!s.set_bounds(result_, power(s.min(base_), k), power(s.max(base_), k))) return PropStatus::Fail;
-        if (!s.set_bounds(base_, signed_ceil_root(s.min(result_), k), signed_floor_root(s.max(result_), k))) {
+        if (!s.set_bounds(result, power(s.min(base), k), power(s.max(base), k))) return PropStatus::Fail;
+        if (!s.set_bounds(base, signed_ceil_root(s.min(result), k), signed_floor_root(s.max(result), k))) {
             return PropStatus::Fail;
         }
         return PropStatus::Ok;
     }
     // Even exponent: result = |base|^k >= 0.
-    const Integer &lo = s.min(base_), &hi = s.max(base_);
+    const Integer &lo = s.min(base), &hi = s.max(base);
     const Integer abs_max = std::max(Integer(-lo), hi);
     const Integer abs_min = lo > 0 ? lo : hi < 0 ? Integer(-hi) : Integer(0);
-    if (!s.set_bounds(result_, power(abs_min, k), power(abs_max, k))) return PropStatus::Fail;
-    const Integer root_hi = floor_root(s.max(result_), k);
-    const Integer root_lo = ceil_root(s.min(result_), k);
-    if (!s.set_bounds(base_, -root_hi, root_hi)) return PropStatus::Fail;
-    if (root_lo > 0 && !s.remove_range(base_, -root_lo + 1, root_lo - 1)) return PropStatus::Fail;
+    if (!s.set_bounds(result, power(abs_min, k), power(abs_max, k))) return PropStatus::Fail;
+    const Integer root_hi = floor_root(s.max(result), k);
+    const Integer root_lo = ceil_root(s.min(result), k);
+    if (!s.set_bounds(base, -root_hi, root_hi)) return PropStatus::Fail;
+    if (root_lo > 0 && !s.remove_range(base, -root_lo + 1, root_lo - 1)) return PropStatus::Fail;
     return PropStatus::Ok;
 }
 

@@ -66,6 +66,9 @@ bool Times::factor(Store& s, VarId x, VarId other) {
 }
 
 PropStatus Times::propagate(Store& s) {
+    // x * x (FlatZinc's int_times(x, x, p)) is a square: integer roots narrow it at once, where
+    // quotients of the bounds creep one value per round (issue 24).
+    if (a_ == b_) return propagate_power(s, product_, a_, 2);
     for (int pass = 0; pass < 4; ++pass) {
         const Integer before =
             s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
