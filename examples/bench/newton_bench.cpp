@@ -1,15 +1,17 @@
 // The Newton solvers (FlashGRU, FlashLSTM; issue 16) against the sequential kernel: forward and
-// forward+backward times of newton::forward / newton::backward with backend newton (3 iterations) and
-// sequential, fp32 and bf16, at the issue's shapes (B = 32, 2048 units, T = 512, 2048, 8192; B = 1, 256
-// units, T = 65536) and a grid of (B, units, T) for the crossover, with the automatic backend's pick and
-// whether it is within 10% of the faster. Bandwidth is counted as in the issue: three input values per
-// element (batch row, unit, step) read and h written, 4 values of the dtype per element, as GB/s and as
-// a % of the device-to-device copy bandwidth measured in the same run. Timing: CUDA events, warm-up,
-// the median of many runs, each call enqueued after an untimed read of twice the L2 (as scan_bench's
-// default). Prints a table and writes it as CSV.
+// forward+backward times of newton::forward / newton::backward with backends newton (unfused, 3
+// iterations), fused (3 iterations per tile; its backward is newton's) and sequential, fp32 and bf16, at the
+// issue's shapes (B = 32, 2048 units, T = 512, 2048, 8192; B = 1, 256 units, T = 65536) and a grid of (B,
+// units, T) for the crossover, with the automatic backend's pick and whether it is within 10% of the faster.
+// Bandwidth is counted as in the issue: three input values per element (batch row, unit, step) read and h
+// written, 4 values of the dtype per element, as GB/s and as a % of the device-to-device copy bandwidth
+// measured in the same run. Timing: CUDA events, warm-up, the median of many runs, each call enqueued after
+// an untimed read of twice the L2 (as scan_bench's default). Prints a table and writes it as CSV.
 //
 //   newton_bench [--cells flash_gru,flash_lstm] [--dtypes fp32,bf16] [--runs N] [--no-grid]
-//                [--shapes B:D:T,...] [--csv FILE]
+//                [--shapes B:D:T,...] [--csv FILE] [--fused-sweep]
+// --fused-sweep: only the fused forward, at every compiled configuration (kNewtonFusedDomains) against
+// the model's choice, one line per shape and configuration.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -67,13 +69,17 @@ std::vector<Shape3> default_shapes(bool grid) {
     return shapes;
 }
 
+// The backends timed, in the columns' order.
+constexpr newton::Backend kBackends[] = {newton::Backend::newton, newton::Backend::fused,
+                                         newton::Backend::sequential};
+constexpr int kBackendCount = 3;
+
 struct Row {
     std::string cell, dtype;
     Shape3 shape;
-    double newton_forward_ms, sequential_forward_ms, newton_total_ms, sequential_total_ms;
+    double forward_ms[kBackendCount], total_ms[kBackendCount], gbps[kBackendCount];
     std::string automatic;
     bool automatic_within_10_percent;
-    double newton_gbps, sequential_gbps;
 };
 
 } // namespace
@@ -81,7 +87,7 @@ struct Row {
 int main(int argc, char** argv) {
     std::vector<std::string> cells{"flash_gru", "flash_lstm"}, dtypes{"fp32", "bf16"};
     int runs = 20;
-    bool grid = true;
+    bool grid = true, fused_sweep = false;
     std::vector<Shape3> shapes;
     std::string csv_path = "newton_bench.csv";
     for (int i = 1; i < argc; ++i) {
@@ -98,6 +104,8 @@ int main(int argc, char** argv) {
             runs = std::stoi(value());
         else if (key == "--no-grid")
             grid = false;
+        else if (key == "--fused-sweep")
+            fused_sweep = true;
         else if (key == "--shapes") {
             for (const std::string& s : split(value())) {
                 const auto parts = split(s, ':');
@@ -131,9 +139,9 @@ int main(int argc, char** argv) {
     }
     std::printf("device: %s, copy bandwidth %.0f GB/s (cudaMemcpy D2D of 1 GiB), Newton: 3 iterations\n",
                 prop.name, copy_gbps);
-    std::printf("%-10s %-5s %3s %5s %6s | %9s %9s %7s | %9s %9s | %-10s %-6s | %7s %6s %7s %6s\n", "cell",
-                "dtype", "B", "D", "T", "newton", "seq", "speedup", "newton+bw", "seq+bw", "automatic",
-                "<=10%", "N GB/s", "%copy", "S GB/s", "%copy");
+    std::printf("%-10s %-5s %3s %5s %6s | %9s %9s %9s | %9s %9s %9s | %-10s %-6s | %6s %6s %6s\n", "cell",
+                "dtype", "B", "D", "T", "newton", "fused", "seq", "newton+bw", "fused+bw", "seq+bw",
+                "automatic", "<=10%", "N%copy", "F%copy", "S%copy");
 
     std::vector<Row> table;
     for (const std::string& cell_name : cells)
@@ -161,9 +169,37 @@ int main(int argc, char** argv) {
                 fill(inputs.data, bytes_of_sizes(inputs_sizes, e));
                 fill(parameters.data, bytes_of_sizes(parameter_sizes, 4));
                 fill(d_states.data, bytes_of_sizes(sequence_sizes, e));
-                double forward_ms[2] = {0, 0}, total_ms[2] = {0, 0};
+                const double counted = static_cast<double>(s.batch * s.units * s.steps) * 4.0 * e;
+                if (fused_sweep) {
+                    const ScanConfig chosen = newton::fused_config(device_limits_of(0), problem);
+                    for (int elements : kNewtonFusedDomains.elements_per_thread)
+                        for (int threads : kNewtonFusedDomains.threads_per_block) {
+                            newton::Options options;
+                            options.backend = newton::Backend::fused;
+                            options.fused_config = ScanConfig{elements, threads, ScanAccess::shared};
+                            const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
+                            Buffer fw(fw_bytes);
+                            const newton::ForwardArgs args{{inputs.data, dtype, inputs_sizes},
+                                                           {parameters.data, DType::fp32, parameter_sizes},
+                                                           {},
+                                                           {states.data, dtype, sequence_sizes},
+                                                           {last.data, DType::fp32, state_sizes},
+                                                           {},
+                                                           Workspace{fw.data, fw_bytes}};
+                            const double ms =
+                                time_ms([&] { newton::forward(problem, args, options, nullptr); });
+                            std::printf("fused sweep %-10s %-5s %3lld %5lld %6lld | %d x %4d | %8.3f ms "
+                                        "%5.1f%% copy%s\n",
+                                        cell_name.c_str(), dtype_name.c_str(), s.batch, s.units, s.steps,
+                                        elements, threads, ms, 100 * counted / (ms * 1e6) / copy_gbps,
+                                        *options.fused_config == chosen ? "  <- model" : "");
+                            std::fflush(stdout);
+                        }
+                    continue;
+                }
+                double forward_ms[kBackendCount] = {}, total_ms[kBackendCount] = {};
                 int b = 0;
-                for (newton::Backend backend : {newton::Backend::newton, newton::Backend::sequential}) {
+                for (newton::Backend backend : kBackends) {
                     newton::Options options;
                     options.backend = backend;
                     const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
@@ -197,43 +233,49 @@ int main(int argc, char** argv) {
                 }
                 newton::Options automatic;
                 const newton::Backend pick = newton::resolve_backend(problem, automatic);
-                const double faster = std::min(forward_ms[0], forward_ms[1]);
-                const double picked = pick == newton::Backend::newton ? forward_ms[0] : forward_ms[1];
-                const double counted = static_cast<double>(s.batch * s.units * s.steps) * 4.0 * e;
+                const double faster = *std::min_element(forward_ms, forward_ms + kBackendCount);
+                const auto picked_at = std::find(std::begin(kBackends), std::end(kBackends), pick);
+                const double picked = forward_ms[picked_at - std::begin(kBackends)];
                 Row row{cell_name,
                         dtype_name,
                         s,
-                        forward_ms[0],
-                        forward_ms[1],
-                        total_ms[0],
-                        total_ms[1],
+                        {},
+                        {},
+                        {},
                         std::string(newton::to_string(pick)),
-                        picked <= 1.1 * faster,
-                        counted / (forward_ms[0] * 1e6),
-                        counted / (forward_ms[1] * 1e6)};
+                        picked <= 1.1 * faster};
+                for (int k = 0; k < kBackendCount; ++k) {
+                    row.forward_ms[k] = forward_ms[k];
+                    row.total_ms[k] = total_ms[k];
+                    row.gbps[k] = counted / (forward_ms[k] * 1e6);
+                }
                 std::printf(
-                    "%-10s %-5s %3lld %5lld %6lld | %9.3f %9.3f %6.2fx | %9.3f %9.3f | %-10s %-6s | %7.0f "
-                    "%5.1f%% %7.0f %5.1f%%\n",
-                    row.cell.c_str(), row.dtype.c_str(), s.batch, s.units, s.steps, row.newton_forward_ms,
-                    row.sequential_forward_ms, row.sequential_forward_ms / row.newton_forward_ms,
-                    row.newton_total_ms, row.sequential_total_ms, row.automatic.c_str(),
-                    row.automatic_within_10_percent ? "yes" : "NO", row.newton_gbps,
-                    100 * row.newton_gbps / copy_gbps, row.sequential_gbps,
-                    100 * row.sequential_gbps / copy_gbps);
+                    "%-10s %-5s %3lld %5lld %6lld | %9.3f %9.3f %9.3f | %9.3f %9.3f %9.3f | %-10s %-6s | "
+                    "%5.1f%% %5.1f%% %5.1f%%\n",
+                    row.cell.c_str(), row.dtype.c_str(), s.batch, s.units, s.steps, forward_ms[0],
+                    forward_ms[1], forward_ms[2], total_ms[0], total_ms[1], total_ms[2],
+                    row.automatic.c_str(), row.automatic_within_10_percent ? "yes" : "NO",
+                    100 * row.gbps[0] / copy_gbps, 100 * row.gbps[1] / copy_gbps,
+                    100 * row.gbps[2] / copy_gbps);
                 std::fflush(stdout);
                 table.push_back(row);
             }
 
     std::ofstream csv(csv_path);
-    csv << "cell,dtype,batch,units,steps,newton_forward_ms,sequential_forward_ms,newton_forward_backward_ms,"
-           "sequential_forward_backward_ms,automatic,automatic_within_10_percent,newton_gbps,sequential_gbps,"
-           "copy_gbps\n";
-    for (const Row& r : table)
+    csv << "cell,dtype,batch,units,steps";
+    for (const char* column : {"forward_ms", "forward_backward_ms", "gbps"})
+        for (newton::Backend backend : kBackends)
+            csv << ',' << newton::to_string(backend) << '_' << column;
+    csv << ",automatic,automatic_within_10_percent,copy_gbps\n";
+    for (const Row& r : table) {
         csv << r.cell << ',' << r.dtype << ',' << r.shape.batch << ',' << r.shape.units << ','
-            << r.shape.steps << ',' << r.newton_forward_ms << ',' << r.sequential_forward_ms << ','
-            << r.newton_total_ms << ',' << r.sequential_total_ms << ',' << r.automatic << ','
-            << (r.automatic_within_10_percent ? 1 : 0) << ',' << r.newton_gbps << ',' << r.sequential_gbps
-            << ',' << copy_gbps << '\n';
+            << r.shape.steps;
+        for (const double* values : {r.forward_ms, r.total_ms, r.gbps})
+            for (int k = 0; k < kBackendCount; ++k)
+                csv << ',' << values[k];
+        csv << ',' << r.automatic << ',' << (r.automatic_within_10_percent ? 1 : 0) << ',' << copy_gbps
+            << '\n';
+    }
     std::printf("wrote %s\n", csv_path.c_str());
     return 0;
 }

@@ -156,10 +156,11 @@ RunNewtonCommand parse_run_newton(newton::Cell cell, Options options) {
     const std::string backend = take(options, "backend", "reference");
     command.problem.dtype = parse_dtype(take(options, "dtype", "fp32"));
     no_options_left(options);
-    if (backend != "reference" && backend != "newton" && backend != "sequential" && backend != "automatic")
+    if (backend != "reference" && backend != "newton" && backend != "sequential" && backend != "fused" &&
+        backend != "automatic")
         throw UsageError("unknown backend '" + backend + "' for run --cell " +
                          std::string(newton::to_string(cell)) +
-                         " (reference, newton, sequential or automatic)");
+                         " (reference, newton, sequential, fused or automatic)");
     check_iterations(command.iterations);
     newton::validate("run", shape);
     if (backend != "reference")
@@ -304,12 +305,22 @@ int run_tune_newton(const TuneNewtonCommand& command, std::FILE* out) {
     print_pass_cost(out, "sequential forward", cost.sequential_forward, cost.bandwidth);
     print_pass_cost(out, "newton backward", cost.newton_backward, cost.bandwidth);
     print_pass_cost(out, "sequential backward", cost.sequential_backward, cost.bandwidth);
+    std::fprintf(out, "fused forward (%s): %s, one block per sequence\n",
+                 std::string(to_string(newton::fused_kernel(problem.cell))).c_str(),
+                 describe(newton::fused_config(limits, problem)).c_str());
+    print_pass_cost(out, "fused forward", cost.fused_forward, cost.bandwidth);
     const newton::Backend choice = newton::choose_backend(limits, problem, solve);
-    const bool newton_wins = choice == newton::Backend::newton;
-    const double chosen = newton_wins ? cost.newton_seconds : cost.sequential_seconds;
-    const double other = newton_wins ? cost.sequential_seconds : cost.newton_seconds;
-    std::fprintf(out, "automatic: %s (forward estimate %.3f ms against %.3f ms, %.2fx)\n",
-                 std::string(newton::to_string(choice)).c_str(), chosen * 1e3, other * 1e3, other / chosen);
+    const double chosen = choice == newton::Backend::fused    ? cost.fused_seconds
+                          : choice == newton::Backend::newton ? cost.newton_seconds
+                                                              : cost.sequential_seconds;
+    const double runner_up =
+        choice == newton::Backend::fused
+            ? std::min(cost.newton_seconds, cost.sequential_seconds)
+            : std::min(cost.fused_seconds,
+                       choice == newton::Backend::newton ? cost.sequential_seconds : cost.newton_seconds);
+    std::fprintf(out, "automatic: %s (forward estimate %.3f ms against the runner-up's %.3f ms, %.2fx)\n",
+                 std::string(newton::to_string(choice)).c_str(), chosen * 1e3, runner_up * 1e3,
+                 runner_up / chosen);
     return 0;
 }
 

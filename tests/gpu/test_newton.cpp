@@ -209,7 +209,8 @@ void check_close(const std::string& what, const std::vector<double>& got, const 
     CHECK(worst.index == -1);
 }
 
-constexpr newton::Backend kBackends[] = {newton::Backend::newton, newton::Backend::sequential};
+constexpr newton::Backend kBackends[] = {newton::Backend::newton, newton::Backend::sequential,
+                                         newton::Backend::fused};
 
 struct GpuGradients {
     std::vector<double> d_inputs, d_parameters, d_initial_state;
@@ -347,7 +348,7 @@ TEST_CASE(
                                     tolerance_for(dtype));
                         check_close("last_state", got.last_state, want.last_state.values,
                                     tolerance_for(dtype));
-                        const bool newton_backend = backend == newton::Backend::newton;
+                        const bool newton_backend = backend != newton::Backend::sequential;
                         CHECK(got.statistics[newton::iterations_slot] == (newton_backend ? 3.0 : 0.0));
                         CHECK(got.statistics[newton::max_residual_slot] <= (newton_backend ? 1e-5 : 0.0));
                         CHECK(got.statistics[newton::tolerance_met_slot] == 0.0);
@@ -365,12 +366,66 @@ TEST_CASE("newton forward: long sequences (grid level) and many rows") {
                 testing::fresh_initialisation(p, ++seed);
                 p = rounded(p, dtype);
                 const reference::NewtonForwardResult want = p.sequential();
-                INFO(newton::to_string(cell) << " " << to_string(dtype) << " " << newton::to_string(shape));
-                const GpuForward got = forward_on_gpu(p, dtype, with_backend(newton::Backend::newton));
-                check_close("states", got.states, rounded_to(dtype, want.states.values),
-                            tolerance_for(dtype));
-                CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+                for (newton::Backend backend : {newton::Backend::newton, newton::Backend::fused}) {
+                    INFO(newton::to_string(cell) << " " << to_string(dtype) << " " << newton::to_string(shape)
+                                                 << " " << newton::to_string(backend));
+                    const GpuForward got = forward_on_gpu(p, dtype, with_backend(backend));
+                    check_close("states", got.states, rounded_to(dtype, want.states.values),
+                                tolerance_for(dtype));
+                    check_close("last_state", got.last_state, want.last_state.values, tolerance_for(dtype));
+                    CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+                }
             }
+}
+
+// The fused forward's tiles: lengths around one tile and many tiles of every compiled configuration's
+// size (odd and prime), odd batch x units, slow decay (|a| close to 1: the state entering a tile matters).
+TEST_CASE("newton forward small: fused, odd and prime lengths, odd batch x units, slow decay") {
+    std::uint64_t seed = 16550;
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (std::int64_t T : {3, 127, 129, 2047, 2053, 4099, 8191, 30011})
+                for (double decay : {0.0, 0.9}) {
+                    NewtonProblem p =
+                        testing::random_newton_problem(cell, {T, 3, 7}, ++seed, decay, 1.0, true);
+                    if (decay == 0.0) testing::fresh_initialisation(p, ++seed);
+                    p = rounded(p, dtype);
+                    const reference::NewtonForwardResult want = p.sequential();
+                    INFO(newton::to_string(cell)
+                         << " " << to_string(dtype) << " T=" << T << " decay " << decay);
+                    // Slow decay needs more iterations (as for the unfused solver's tolerance test).
+                    const int iterations = decay > 0.0 ? 40 : 3;
+                    const GpuForward got =
+                        forward_on_gpu(p, dtype, with_backend(newton::Backend::fused, iterations));
+                    check_close("states", got.states, rounded_to(dtype, want.states.values),
+                                tolerance_for(dtype));
+                    check_close("last_state", got.last_state, want.last_state.values, tolerance_for(dtype));
+                    CHECK(got.statistics[newton::iterations_slot] == iterations);
+                    CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+                }
+}
+
+// Small enough for compute-sanitizer: several warps and tiles per sequence, a partial last tile.
+TEST_CASE("newton fused sanitizer case: several tiles, both cells and dtypes") {
+    std::uint64_t seed = 16570;
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes) {
+            NewtonProblem p = testing::random_newton_problem(cell, {5003, 2, 3}, ++seed, 0.0, 1.0, true);
+            testing::fresh_initialisation(p, ++seed);
+            p = rounded(p, dtype);
+            const reference::NewtonForwardResult want = p.sequential();
+            INFO(newton::to_string(cell) << " " << to_string(dtype));
+            const GpuForward got = forward_on_gpu(p, dtype, with_backend(newton::Backend::fused));
+            check_close("states", got.states, rounded_to(dtype, want.states.values), tolerance_for(dtype));
+        }
+}
+
+TEST_CASE("newton forward small: the fused backend refuses a tolerance") {
+    newton::Options options = with_backend(newton::Backend::fused);
+    options.tolerance = newton::Tolerance{1e-5, 0.0};
+    const newton::Problem problem{newton::Cell::flash_gru, DType::fp32, {5, 2, 3}};
+    CHECK_THROWS_WITH_AS(newton::forward_workspace_bytes(problem, options), doctest::Contains("tolerance"),
+                         UnsupportedError);
 }
 
 TEST_CASE("newton forward small: slow decay, stopped by a tolerance") {

@@ -13,8 +13,9 @@ inputs [G, B, D, T], states [S, B, D, T] (h_1 .. h_T), parameters [P, D], initia
 zero) and last_state [S, B, D]. parameters, the [S, B, D] states and their gradients are in the
 state dtype: float32, or float64 when inputs are float64 (CPU). statistics: float32 [4] (iterations,
 largest residual, tolerance met, non-finite). A tolerance of (0, 0) is none. On the CPU the backend
-'newton' runs the float64 Newton solver (newton_solve, so the CPU matches what the GPU iterates),
-'sequential' and 'automatic' the exact sequential forward; a non-finite residual raises
+'newton' and 'fused' run the float64 Newton solver (newton_solve, so the CPU matches what the GPU
+iterates; the fused GPU kernel iterates tile by tile, docs/kernels.md), 'sequential' and 'automatic'
+the exact sequential forward; a non-finite residual raises
 flashrnn.NumericalError there, while the GPU sets the statistics' non-finite slot.
 
 The reduction solves x_l = J_l x_{l-1} + r_l (reverse: J_l x_{l+1} + r_l) over rows:
@@ -36,7 +37,7 @@ from ._ops import _optional_device_tensor, _workspace_buffer
 from ._rglru_ops import _check_state_dtypes, state_dtype
 
 CELLS: dict[str, dict] = {name: _core.newton_cell_info(name) for name in _core.newton_cells()}
-BACKENDS = ("automatic", "newton", "sequential")
+BACKENDS = ("automatic", "newton", "sequential", "fused")
 STATISTICS = ("iterations", "max_residual", "tolerance_met", "non_finite")
 
 

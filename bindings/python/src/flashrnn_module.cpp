@@ -317,7 +317,7 @@ void bind_scan_and_newton_reference(py::module_& m) {
                                                optional_host_view(initial_state)};
             // `newton` runs Newton's method as the GPU does; the others the exact sequential forward.
             const reference::NewtonForwardResult result =
-                options.backend == newton::Backend::newton
+                options.backend == newton::Backend::newton || options.backend == newton::Backend::fused
                     ? reference::newton_solve(parsed, newton_shape(sizes), args, options)
                     : reference::newton_sequential_forward(parsed, newton_shape(sizes), args);
             copy_into(call, "states", result.states.values, states);

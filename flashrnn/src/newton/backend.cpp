@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "flashrnn/newton/passes.hpp"
 
@@ -27,6 +28,9 @@ constexpr double kSequentialStepSeconds = 0.55e-6;
 constexpr double kSequentialBackwardStepSeconds = 1.0e-6;
 constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
+// The fused forward's tile: the initial guess, then per iteration a cell step and a block scan (two
+// barriers) over the tile held in registers. An estimate, like the reduction's tile.
+constexpr double kFusedTileIterationSeconds = 1.0e-6;
 
 PassCost finish(PassCost cost, double bandwidth) {
     cost.seconds = std::max(cost.bytes / bandwidth, cost.latency_seconds) + cost.launches * kLaunchSeconds;
@@ -38,6 +42,17 @@ PassCost finish(PassCost cost, double bandwidth) {
 ScanKernel reduction_kernel(Cell cell) {
     return cell_info(cell).num_states == 2 ? ScanKernel::newton_reduce_2x2
                                            : ScanKernel::newton_reduce_diagonal;
+}
+
+ScanKernel fused_kernel(Cell cell) {
+    return cell_info(cell).num_states == 2 ? ScanKernel::newton_fused_lstm : ScanKernel::newton_fused_gru;
+}
+
+ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem) {
+    // Shared access reads rows of any alignment: the rows' alignment takes no part.
+    return choose_scan_config(limits, fused_kernel(problem.cell),
+                              {problem.shape.sequences(), problem.shape.time_steps,
+                               static_cast<int>(bytes_of(problem.dtype)), false, false});
 }
 
 ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Problem& problem) {
@@ -97,10 +112,26 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.newton_backward.latency_seconds = reduction_chain;
     cost.newton_backward.launches = 2 + r.launches();
 
+    // Fused: the inputs read and the states written once; each block walks its sequence's tiles in
+    // turn, (iterations + 1) steps each, per wave of resident blocks.
+    const ScanConfig fused = fused_config(limits, problem);
+    const double fused_tile = double(fused.elements_per_thread) * fused.threads_per_block;
+    const int fused_blocks_per_sm =
+        std::max(1, std::min(limits.max_blocks_per_sm, limits.max_threads_per_sm / fused.threads_per_block));
+    const double fused_waves =
+        std::ceil(sequences / std::max(1.0, double(limits.sm_count) * fused_blocks_per_sm));
+    cost.fused_forward.bytes = N * (G * e + S * e);
+    cost.fused_forward.latency_seconds =
+        fused_waves * std::ceil(T / fused_tile) * (iterations + 1) * kFusedTileIterationSeconds;
+    cost.fused_forward.launches = 1;
+
     cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
     cost.newton_backward = finish(cost.newton_backward, cost.bandwidth);
     cost.sequential_forward = finish(cost.sequential_forward, cost.bandwidth);
     cost.sequential_backward = finish(cost.sequential_backward, cost.bandwidth);
+    cost.fused_forward = finish(cost.fused_forward, cost.bandwidth);
+    cost.fused_seconds =
+        options.tolerance ? std::numeric_limits<double>::infinity() : cost.fused_forward.seconds;
     cost.newton_seconds = cost.newton_forward.seconds;
     cost.sequential_seconds = cost.sequential_forward.seconds;
     return cost;
@@ -109,6 +140,7 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
 Backend choose_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {
     if (options.backend != Backend::automatic) return options.backend;
     const CostEstimate cost = estimate_cost(limits, problem, options);
+    if (cost.fused_seconds < std::min(cost.newton_seconds, cost.sequential_seconds)) return Backend::fused;
     return cost.newton_seconds < cost.sequential_seconds ? Backend::newton : Backend::sequential;
 }
 

@@ -74,15 +74,17 @@ std::string_view to_string(Backend backend) {
         return "newton";
     case Backend::sequential:
         return "sequential";
+    case Backend::fused:
+        return "fused";
     }
     throw ShapeError("flashrnn::newton: invalid Backend value " + std::to_string(static_cast<int>(backend)));
 }
 
 Backend parse_backend(std::string_view name) {
-    for (Backend backend : {Backend::automatic, Backend::newton, Backend::sequential})
+    for (Backend backend : {Backend::automatic, Backend::newton, Backend::sequential, Backend::fused})
         if (to_string(backend) == name) return backend;
     throw UnsupportedError("flashrnn::newton: unknown backend '" + std::string(name) +
-                           "' (automatic, newton or sequential)");
+                           "' (automatic, newton, sequential or fused)");
 }
 
 void check_workspace(std::string_view call, const Workspace& workspace, std::size_t needed) {
@@ -107,6 +109,10 @@ void validate(std::string_view call, const Options& options) {
             throw ShapeError(prefix(call) +
                              "a tolerance needs finite, non-negative parts, not both zero; got absolute " +
                              std::to_string(t.absolute) + ", relative " + std::to_string(t.relative));
+        if (options.backend == Backend::fused)
+            throw UnsupportedError(prefix(call) +
+                                   "the fused backend runs a fixed number of iterations, without a tolerance "
+                                   "(use the newton backend to stop on one)");
     }
 }
 

@@ -45,6 +45,9 @@ Domains domains_of(ScanKernel kernel) {
     case ScanKernel::newton_reduce_diagonal:
     case ScanKernel::newton_reduce_2x2:
         return domains_of(kNewtonReduceDomains);
+    case ScanKernel::newton_fused_gru:
+    case ScanKernel::newton_fused_lstm:
+        return domains_of(kNewtonFusedDomains);
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -58,6 +61,19 @@ Domains domains_of(ScanKernel kernel) {
 // from configurations that would spill.
 Integer register_estimate_base() {
     return 32;
+}
+
+int values_per_element_of(ScanKernel kernel) {
+    switch (kernel) {
+    case ScanKernel::newton_reduce_2x2:
+        return 9;
+    case ScanKernel::newton_fused_gru:
+        return 3 + 1 + 2 + 1;
+    case ScanKernel::newton_fused_lstm:
+        return 3 + 2 + 6 + 2;
+    default:
+        return 4;
+    }
 }
 
 // The preferences below come from timing every compiled configuration on an H100 (shape 13200 x L,
@@ -97,6 +113,21 @@ int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64
     return std::min(preferred, elements * bytes_per_element);
 }
 
+bool is_fused_newton(ScanKernel kernel) {
+    return kernel == ScanKernel::newton_fused_gru || kernel == ScanKernel::newton_fused_lstm;
+}
+
+// The fused Newton forward's tile, from a sweep of every compiled configuration on an H100 (newton_bench
+// --fused-sweep, docs/benchmarks.md "Newton parallel RNNs"): with many sequences (B = 32 x 2048 units)
+// one warp per block (8 x 32) was the fastest at every T, both cells and dtypes (1.0-1.5x the next;
+// no barriers, many blocks per SM); with few (B = 1 x 256 units, T = 65536) long tiles, 8 x 256 (FlashGRU)
+// or 8 x 128 .. 512 (FlashLSTM), since each block walks its sequence's tiles in turn. One warp per block
+// once the sequences fill the SMs with 16 blocks each (an estimate between the two measured corners).
+std::int64_t fused_target_tile(const DeviceLimits& limits, const ScanProblem& problem) {
+    if (problem.sequences >= std::int64_t{16} * std::max(1, limits.sm_count)) return 32 * 8;
+    return std::clamp<std::int64_t>(problem.length, 128, 2048);
+}
+
 } // namespace
 
 std::string_view to_string(ScanAccess access) {
@@ -125,6 +156,10 @@ std::string_view to_string(ScanKernel kernel) {
         return "newton_reduce_diagonal";
     case ScanKernel::newton_reduce_2x2:
         return "newton_reduce_2x2";
+    case ScanKernel::newton_fused_gru:
+        return "newton_fused_gru";
+    case ScanKernel::newton_fused_lstm:
+        return "newton_fused_lstm";
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -132,11 +167,13 @@ std::string_view to_string(ScanKernel kernel) {
 ScanKernel parse_scan_kernel(std::string_view name) {
     for (ScanKernel k :
          {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
-          ScanKernel::rglru_backward, ScanKernel::newton_reduce_diagonal, ScanKernel::newton_reduce_2x2})
+          ScanKernel::rglru_backward, ScanKernel::newton_reduce_diagonal, ScanKernel::newton_reduce_2x2,
+          ScanKernel::newton_fused_gru, ScanKernel::newton_fused_lstm})
         if (to_string(k) == name) return k;
-    throw UnsupportedError("flashrnn: unknown scan kernel '" + std::string(name) +
-                           "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
-                           "newton_reduce_diagonal or newton_reduce_2x2)");
+    throw UnsupportedError(
+        "flashrnn: unknown scan kernel '" + std::string(name) +
+        "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
+        "newton_reduce_diagonal, newton_reduce_2x2, newton_fused_gru or newton_fused_lstm)");
 }
 
 int tensors_loaded(ScanKernel kernel) {
@@ -153,6 +190,9 @@ int tensors_loaded(ScanKernel kernel) {
         return 2; // J, r
     case ScanKernel::newton_reduce_2x2:
         return 6; // 4 Jacobian rows, 2 right-hand-side rows
+    case ScanKernel::newton_fused_gru:
+    case ScanKernel::newton_fused_lstm:
+        return 3; // the input projections (the parameters are per sequence)
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -171,6 +211,10 @@ int tensors_moved(ScanKernel kernel) {
         return 3;
     case ScanKernel::newton_reduce_2x2:
         return 8;
+    case ScanKernel::newton_fused_gru:
+        return 4; // 3 inputs, h
+    case ScanKernel::newton_fused_lstm:
+        return 5; // 3 inputs, h and c
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -217,10 +261,12 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
 
 // Solving takes about a millisecond: the answers are kept (per device description and problem), so
 // that a kernel launched in a training loop pays it once. The number of sequences is checked but
-// takes no part in the model, so it is not part of the key: a new batch size solves nothing again.
+// takes no part in the model (except the fused Newton forward's), so it is not part of the key: a new
+// batch size solves nothing again.
 ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
     check_problem(kernel, problem);
-    using Key = std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, int, bool, bool>;
+    using Key =
+        std::tuple<std::string, int, int, int, ScanKernel, std::int64_t, int, bool, bool, std::int64_t>;
     static tiling::Memo<Key, ScanConfig> configs(4096);
     const Key key{limits.name,
                   limits.compute_capability(),
@@ -230,7 +276,8 @@ ScanConfig choose_scan_config(const DeviceLimits& limits, ScanKernel kernel, con
                   problem.length,
                   problem.bytes_per_element,
                   problem.rows_aligned,
-                  problem.single_tile};
+                  problem.single_tile,
+                  is_fused_newton(kernel) ? problem.sequences : 0};
     return configs.get(key, [&] { return solve_scan_model(limits, kernel, problem); });
 }
 
@@ -258,10 +305,13 @@ BlockVariables add_block_model(constrint::Model& m, const DeviceLimits& limits, 
 
     m.add(threads <= limits.max_threads_per_block, "at most the device's threads per block");
     m.add(threads % limits.warp_size == 0, "threads are whole warps");
-    const constrint::Expr raw_loads = 2 * elements * loaded; // 32-bit registers, element-wise
+    // 32-bit registers, element-wise: two tiles' loads in the pipes, one in the fused Newton forward
+    // (it loads a tile's inputs once and keeps them unpacked).
+    const bool fused = is_fused_newton(kernel);
+    const constrint::Expr raw_loads = (fused ? 1 : 2) * elements * loaded;
     // Per element: the map and the state (2 + 1 words for scalar maps, 6 + 2 for 2x2 blocks), and a word
-    // saved.
-    const Integer values_per_element = kernel == ScanKernel::newton_reduce_2x2 ? 9 : 4;
+    // saved; the fused Newton forward keeps its inputs (3), the iterate (S), the map and the update.
+    const Integer values_per_element = values_per_element_of(kernel);
     const constrint::Expr registers_elementwise =
         register_estimate_base() + raw_loads + values_per_element * elements;
     const constrint::Expr registers_packed =
@@ -280,7 +330,8 @@ BlockVariables add_block_model(constrint::Model& m, const DeviceLimits& limits, 
     // where chunks are staged (shared access), a padded staging area of 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;
     const constrint::Expr staging = constrint::Expr(132) * elements * warps;
-    const Integer totals_bytes = kernel == ScanKernel::newton_reduce_2x2 ? 48 : 16;
+    const bool map2x2 = kernel == ScanKernel::newton_reduce_2x2 || kernel == ScanKernel::newton_fused_lstm;
+    const Integer totals_bytes = map2x2 ? 48 : 16;
     m.add((access != 1) | (totals_bytes * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
     if (!problem.rows_aligned) m.add(access != 2, "vector access needs rows aligned to 16 bytes");
@@ -296,13 +347,15 @@ BlockVariables add_block_model(constrint::Model& m, const DeviceLimits& limits, 
 
 // The measured preferences of the block (see target_tile and target_bytes_per_thread), in order.
 void add_block_preferences(constrint::Model& m, const BlockVariables& block, ScanKernel kernel,
-                           const ScanProblem& problem) {
+                           const ScanProblem& problem, const DeviceLimits& limits) {
     const Integer bytes = problem.bytes_per_element;
     m.minimize(constrint::abs(block.access - 1)); // shared first, then vector or direct
     m.minimize(constrint::abs(block.elements * bytes -
                               target_bytes_per_thread(kernel, problem.bytes_per_element, problem.length)));
-    m.minimize(
-        constrint::abs(block.tile - Integer(target_tile(kernel, problem.length, problem.bytes_per_element))));
+    const std::int64_t tile = is_fused_newton(kernel)
+                                  ? fused_target_tile(limits, problem)
+                                  : target_tile(kernel, problem.length, problem.bytes_per_element);
+    m.minimize(constrint::abs(block.tile - Integer(tile)));
     m.maximize(block.access); // vector before direct
 }
 
@@ -320,7 +373,7 @@ ScanConfig solve_scan_model(const DeviceLimits& limits, ScanKernel kernel, const
     constrint::Model m;
     const BlockVariables block = add_block_model(m, limits, kernel, problem);
     m.search({block.access, block.elements, block.threads});
-    add_block_preferences(m, block, kernel, problem);
+    add_block_preferences(m, block, kernel, problem, limits);
     constrint::SolveOptions options;
     options.node_limit = 100000;
     const constrint::Solution s = tiling::solve_or_explain(m, options, options, [&] {
@@ -356,7 +409,7 @@ ReductionLaunch solve_reduction_model(const DeviceLimits& limits, ScanKernel ker
               " tiles");
     m.search({block.access, block.elements, block.threads, segments, tiles, steps});
     m.prefer(segments, constrint::Prefer::SplitLow);
-    add_block_preferences(m, block, kernel, problem);
+    add_block_preferences(m, block, kernel, problem, limits);
     const Integer wanted_blocks = Integer(kReductionBlocksPerSm) * std::max(1, limits.sm_count);
     m.minimize(constrint::abs(sequences * segments - wanted_blocks));
     m.minimize(constrint::Expr(segments));

@@ -10,8 +10,16 @@
 // the same: no host synchronisation, so a call can be captured in a CUDA graph). A residual that is
 // not finite sets the statistics' non_finite slot (the GPU never throws NumericalError: read the slot).
 // Backend::sequential: one thread per (batch row, unit) loops over time (exact, 0 iterations).
+// Backend::fused (paper App. D.2/D.3): one kernel, one block per sequence walking it in tiles of
+// fused_config's elements x threads steps held on chip; per tile the initial guess (eq. 10, its first
+// step from the state entering the tile), max_iterations Newton iterations (residuals, Jacobians and the
+// tile's reduction through the scan core's block scan), the states written once. The state entering a
+// tile is the previous tile's result, held fixed: for T within one tile this is Backend::newton's
+// algorithm; for longer sequences it is Newton tile after tile ("segmented Newton", converging to the
+// same sequential solution; docs/kernels.md). No tolerance (UnsupportedError); the statistics report
+// max_iterations and the residual of the returned states.
 //
-// Backward (eq. 6, either backend's forward): Backend::newton builds the transposed Jacobians at the
+// Backward (eq. 6, any backend's forward): Backend::newton (and fused) builds the transposed Jacobians at the
 // given states and solves g_t = J_{t+1}^T g_{t+1} + d_t as one reverse reduction, then the gradients
 // of the inputs, the parameters (summed over batch rows with atomics: the last bits may vary between
 // runs) and the initial state; Backend::sequential runs the same recurrence one thread per sequence.
@@ -31,7 +39,9 @@ namespace flashrnn::newton {
 // (DeviceLimits::memory_bandwidth), or the chain of dependent steps where it is longer (sequential: T
 // steps per wave of resident threads; Newton: per iteration, the reduction's max_sequential_steps tiles
 // per wave of resident blocks), plus a latency per launch. Latency constants are estimates, not yet
-// measured. Newton when its forward is the cheaper; the backward follows the forward's choice.
+// measured. The fused forward: inputs read and states written once, or its chain of tiles per wave of
+// resident blocks. The backend with the cheapest forward; the backward follows the forward's choice
+// (the fused forward's backward is Backend::newton's).
 struct PassCost {
     double seconds = 0;         // the estimate: max(bytes / bandwidth, latency) + launches x launch
     double bytes = 0;           // moved to and from DRAM
@@ -41,7 +51,8 @@ struct PassCost {
 struct CostEstimate {
     double newton_seconds = 0;     // newton_forward.seconds
     double sequential_seconds = 0; // sequential_forward.seconds
-    PassCost newton_forward, newton_backward, sequential_forward, sequential_backward;
+    double fused_seconds = 0;      // fused_forward.seconds (infinite with a tolerance: not a candidate)
+    PassCost newton_forward, newton_backward, sequential_forward, sequential_backward, fused_forward;
     double bandwidth = 0;      // bytes per second assumed
     ReductionLaunch reduction; // the solvers' reduction launch (forward and backward)
 };
@@ -51,6 +62,11 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
 // it (their fp32 Jacobians and residuals; the scan launch model, tiling/scan_launch.hpp).
 ScanKernel reduction_kernel(Cell cell);
 ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Problem& problem);
+
+// The fused forward's scan kernel for the cell, and its block configuration (the scan launch model over
+// kNewtonFusedDomains, tiling/scan_launch.hpp).
+ScanKernel fused_kernel(Cell cell);
+ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem);
 
 // The backend `options.backend` stands for: itself, or for automatic the cheaper by estimate_cost
 // (limits of the current GPU in resolve_backend; choose_backend takes them).

@@ -26,6 +26,7 @@
 #include "flashrnn/core/dtype.hpp"
 #include "flashrnn/core/tensor.hpp"
 #include "flashrnn/newton/cells.hpp"
+#include "flashrnn/tiling/scan_launch.hpp"
 
 namespace flashrnn::newton {
 
@@ -70,6 +71,8 @@ enum class Backend {
     automatic,  // the faster by the cost model of newton/passes.hpp (resolve_backend)
     newton,     // Newton's method, each iteration a parallel reduction over the sequence
     sequential, // one thread per (batch row, unit), looping over time: the baseline
+    fused,      // Newton's method in one kernel, a tile of each sequence on chip (fixed iterations per
+                // tile, no tolerance: newton/passes.hpp says what it computes for long sequences)
 };
 
 std::string_view to_string(Backend backend);
@@ -81,6 +84,9 @@ struct Options {
     int max_iterations = 3;
     std::optional<Tolerance> tolerance;
     Backend backend = Backend::automatic; // the GPU entry points' choice (the references ignore it)
+    // The fused backend's block configuration, forced (one of kNewtonFusedDomains, else ShapeError at the
+    // call); absent: the scan launch model's choice (newton::fused_config). For benchmarks and tests.
+    std::optional<ScanConfig> fused_config = std::nullopt;
 };
 
 // Throws ShapeError naming `call` for max_iterations < 1 and a tolerance with a negative or

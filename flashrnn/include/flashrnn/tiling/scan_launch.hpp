@@ -39,6 +39,8 @@ enum class ScanKernel {
     rglru_backward,
     newton_reduce_diagonal, // the Newton reduction (newton/reduction.hpp) with scalar Jacobians
     newton_reduce_2x2,      // and with 2x2 blocks
+    newton_fused_gru,       // the fused Newton forward (newton/passes.hpp, Backend::fused) of FlashGRU
+    newton_fused_lstm,      // and of FlashLSTM
 };
 
 std::string_view to_string(ScanKernel kernel);
@@ -67,6 +69,15 @@ struct NewtonReduceDomains {
     std::array<ScanAccess, 1> accesses;
 };
 inline constexpr NewtonReduceDomains kNewtonReduceDomains{{4, 8}, {32, 128, 256}, {ScanAccess::shared}};
+// The fused Newton forward holds a tile of inputs, iterate, maps and updates in registers: shared access
+// (any alignment), 4 or 8 steps per thread, up to 512 threads (a longer tile is more steps per block
+// before the next tile's carry, fewer sequential tiles for long sequences).
+struct NewtonFusedDomains {
+    std::array<int, 2> elements_per_thread;
+    std::array<int, 4> threads_per_block;
+    std::array<ScanAccess, 1> accesses;
+};
+inline constexpr NewtonFusedDomains kNewtonFusedDomains{{4, 8}, {32, 128, 256, 512}, {ScanAccess::shared}};
 
 // Number of element streams a kernel moves per element (loaded + stored), and loaded only.
 int tensors_moved(ScanKernel kernel);

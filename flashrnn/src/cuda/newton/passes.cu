@@ -8,6 +8,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
+#include "cuda/newton/fused_launch.hpp"
 #include "cuda/newton/kernels.cuh"
 #include "cuda/newton/reduction_launch.hpp"
 #include "flashrnn/core/error.hpp"
@@ -47,6 +48,10 @@ struct ForwardLayout {
 
 ForwardLayout forward_layout(const Problem& problem, Backend backend) {
     ForwardLayout layout;
+    if (backend == Backend::fused) { // the statistics' counters only
+        layout.bytes = aligned(sizeof(Counters));
+        return layout;
+    }
     if (backend != Backend::newton) return layout;
     const auto S = static_cast<std::size_t>(cell_info(problem.cell).num_states);
     const auto plane = static_cast<std::size_t>(problem.shape.sequences() * problem.shape.time_steps) * 4;
@@ -75,6 +80,11 @@ struct BackwardLayout {
     ReductionLaunch reduction;
     std::size_t transposed = 0, carries = 0, reduction_workspace = 0, bytes = 0;
 };
+
+// The fused forward's backward is the Newton backend's (one reverse reduction: nothing to fuse).
+Backend backward_backend(Backend forward_backend) {
+    return forward_backend == Backend::fused ? Backend::newton : forward_backend;
+}
 
 BackwardLayout backward_layout(const Problem& problem, Backend backend) {
     BackwardLayout layout;
@@ -187,6 +197,20 @@ void newton_forward(const Problem& problem, const ForwardArgs& args, const Optio
     }
 }
 
+void fused_forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
+    Counters* counters = args.statistics.data ? static_cast<Counters*>(args.workspace.data) : nullptr;
+    if (counters)
+        cuda::check(cudaMemsetAsync(counters, 0, sizeof(Counters), stream),
+                    "cudaMemsetAsync (newton counters)");
+    cuda::newton::fused_forward(problem, args, options, counters, stream);
+    if (counters) {
+        cuda::newton::statistics_kernel<<<1, 256, 0, stream>>>(typed<float>(args.statistics), counters,
+                                                               nullptr, problem.shape.sequences(),
+                                                               options.max_iterations);
+        cuda::check_launch("newton statistics_kernel");
+    }
+}
+
 template <class C, class T>
 void sequential_forward(const Problem& problem, const ForwardArgs& args, const Options& options,
                         Stream stream) {
@@ -257,12 +281,13 @@ Backend resolve_backend(const Problem& problem, const Options& options) {
 
 std::size_t forward_workspace_bytes(const Problem& problem, const Options& options) {
     validate("newton::forward_workspace_bytes", problem.shape);
+    validate("newton::forward_workspace_bytes", options);
     return forward_layout(problem, resolve_backend(problem, options)).bytes;
 }
 
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options) {
     validate("newton::backward_workspace_bytes", problem.shape);
-    return backward_layout(problem, resolve_backend(problem, options)).bytes;
+    return backward_layout(problem, backward_backend(resolve_backend(problem, options))).bytes;
 }
 
 void forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
@@ -271,6 +296,10 @@ void forward(const Problem& problem, const ForwardArgs& args, const Options& opt
     const Backend backend = resolve_backend(problem, options);
     const ForwardLayout layout = forward_layout(problem, backend);
     check_workspace(kForward, args.workspace, layout.bytes);
+    if (backend == Backend::fused) {
+        fused_forward(problem, args, options, stream);
+        return;
+    }
     visit_problem(problem, [&]<class C, class T>() {
         if (backend == Backend::newton)
             newton_forward<C, T>(problem, args, options, layout, stream);
@@ -281,7 +310,7 @@ void forward(const Problem& problem, const ForwardArgs& args, const Options& opt
 
 void backward(const Problem& problem, const BackwardArgs& args, const Options& options, Stream stream) {
     check_backward_args(kBackward, problem, args);
-    const Backend backend = resolve_backend(problem, options);
+    const Backend backend = backward_backend(resolve_backend(problem, options));
     const BackwardLayout layout = backward_layout(problem, backend);
     check_workspace(kBackward, args.workspace, layout.bytes);
     visit_problem(problem,

@@ -1,0 +1,52 @@
+// The fused Newton forward's launch: the configuration from the scan launch model (fused_config, one of
+// kNewtonFusedDomains), one block per sequence (the grid's blocks take the sequences beyond 2^31 - 1 in
+// turn).
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/device.hpp"
+#include "cuda/newton/fused.cuh"
+#include "cuda/newton/fused_launch.hpp"
+#include "cuda/scan/config_dispatch.cuh"
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/newton/passes.hpp"
+
+namespace flashrnn::cuda::newton {
+
+void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::newton::ForwardArgs& args,
+                   const flashrnn::newton::Options& options, Counters* counters, Stream stream) {
+    const ScanConfig config = options.fused_config
+                                  ? *options.fused_config
+                                  : flashrnn::newton::fused_config(limits_of_current_device(), problem);
+    const Rows rows{problem.shape.sequences(), problem.shape.time_steps, problem.shape.units};
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(rows.sequences, 2147483647));
+    const auto launch = [&]<class C, class T>() {
+        const FusedParams<T> p{static_cast<const T*>(args.inputs.data),
+                               static_cast<const float*>(args.parameters.data),
+                               static_cast<const float*>(args.initial_state.data),
+                               static_cast<T*>(args.states.data),
+                               static_cast<float*>(args.last_state.data),
+                               counters,
+                               rows,
+                               options.max_iterations};
+        const bool compiled =
+            scan::visit_scan_config<kNewtonFusedDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
+                fused_forward_kernel<C, T, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(p);
+                check_launch("newton fused_forward_kernel");
+            });
+        if (!compiled)
+            throw ShapeError("flashrnn::newton::forward: configuration " + describe(config) +
+                             " is not compiled (see kNewtonFusedDomains in scan_launch.hpp)");
+    };
+    flashrnn::newton::visit_cell(problem.cell, [&]<class C>(C) {
+        if (problem.dtype == DType::bf16)
+            launch.template operator()<C, __nv_bfloat16>();
+        else
+            launch.template operator()<C, float>();
+    });
+}
+
+} // namespace flashrnn::cuda::newton

@@ -1,0 +1,199 @@
+// The fused Newton forward (Backend::fused; paper App. D.2/D.3 "fully fused"): one kernel runs the whole
+// Newton routine of a sequence with its tile on chip. A block takes one sequence at a time and walks
+// it tile by tile (kThreads x E steps, E consecutive steps per thread); per tile it reads the inputs
+// once, makes the initial guess (eq. 10), then per iteration evaluates residuals and Jacobians (the
+// cell header's step) and solves the tile's linear recurrence with the scan core's block_scan, adding
+// the update to the iterate in registers; it writes the states once. The state entering a tile is the
+// previous tile's solution (the initial state for the first), held fixed: a sequence longer than one
+// tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused global
+// Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
+// sequential solution (each tile starts from a state that is already converged up to the previous
+// tile's residual). No grid level, no workspace, no host synchronisation: capturable in a graph.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda/newton/rows.cuh"
+#include "cuda/scan/affine_map.cuh"
+#include "cuda/scan/block_scan.cuh"
+#include "cuda/scan/chunk_io.cuh"
+#include "cuda/scan/reduction_clients.cuh"
+
+namespace flashrnn::cuda::newton {
+
+template <class T> struct FusedParams {
+    const T* inputs;
+    const float* parameters;
+    const float* initial_state; // may be null (zero)
+    T* states;
+    float* last_state;  // may be null
+    Counters* counters; // null: no final evaluation (no statistics asked for)
+    Rows rows;
+    int iterations;
+};
+
+// The scan element of a cell's linearised step: scalar for one state, 2x2 blocks for two.
+template <class C>
+using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan::Affine2x2>;
+
+template <class C, class T, int E, int kThreads, ScanAccess A>
+__global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedParams<T> p) {
+    constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
+    constexpr int kWarps = kThreads / scan::kWarpSize;
+    constexpr std::int64_t kTile = static_cast<std::int64_t>(kThreads) * E;
+    using Map = FusedMap<C>;
+    using Element = scan::ReductionElement<Map>;
+    __shared__ scan::BlockScanStorage<Map, kThreads> scan_storage;
+    __shared__ scan::StagingStorage<scan::kStaged<T, E, A>, E, kThreads> staging_storage;
+    __shared__ float warp_last[kWarps][S]; // the iterate at each warp's last step
+    __shared__ float tile_last[2][S];      // the solution at a tile's last step, by tile parity
+
+    const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
+    const int warp = static_cast<int>(threadIdx.x) / scan::kWarpSize;
+    float* staging = staging_storage.warp_words(warp);
+    const std::int64_t length = p.rows.length;
+    const std::int64_t plane = p.rows.sequences * length;
+    const std::int64_t tiles = (length + kTile - 1) / kTile;
+    int buffer = 0;
+
+    for (std::int64_t s = blockIdx.x; s < p.rows.sequences; s += gridDim.x) {
+        float params[P], carry[S];
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+            params[k] = p.parameters[p.rows.parameter_at(k, s)];
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+            carry[k] = p.initial_state ? p.initial_state[p.rows.state_at(k, s)] : 0.0f;
+        const std::int64_t row = s * length;
+
+        for (std::int64_t tile = 0; tile < tiles; ++tile) {
+            const std::int64_t start = tile * kTile + threadIdx.x * E;
+            float x[G][E];
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                scan::Chunk<T, E, A> chunk;
+                chunk.fetch(p.inputs + g * plane + row, start, length, from_float<T>(0.0f));
+                chunk.unpack(x[g], staging);
+            }
+            // The state before step e of this thread's chunk, from the iterate h: the thread's own
+            // step before, the lane before's last, the warp before's last (shared), or the carry.
+            float h[S][E];
+            const auto step_inputs = [&](int e, float(&xe)[G]) {
+#pragma unroll
+                for (int g = 0; g < G; ++g)
+                    xe[g] = x[g][e];
+            };
+            const auto state_before_chunk = [&](float(&before)[S]) {
+                if constexpr (kWarps > 1) {
+                    if (lane == scan::kWarpSize - 1)
+#pragma unroll
+                        for (int k = 0; k < S; ++k)
+                            warp_last[warp][k] = h[k][E - 1];
+                    __syncthreads();
+                }
+#pragma unroll
+                for (int k = 0; k < S; ++k) {
+                    before[k] = __shfl_up_sync(kFullWarp, h[k][E - 1], 1);
+                    if (lane == 0) before[k] = warp > 0 ? warp_last[warp - 1][k] : carry[k];
+                }
+            };
+
+            // Eq. 10: h_t = f(0, x_t), except the tile's first step, which starts from the carry.
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                float xe[G], previous[S], next[S];
+                step_inputs(e, xe);
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
+                C::forward(xe, params, previous, next);
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    h[k][e] = next[k];
+            }
+
+            for (int iteration = 0; iteration < p.iterations; ++iteration) {
+                float before[S];
+                state_before_chunk(before);
+                Map maps[E];
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float xe[G], previous[S], next[S], jacobian[S * S], residual[S];
+                    step_inputs(e, xe);
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        previous[k] = e == 0 ? before[k] : h[k][e - 1];
+                    C::step(xe, params, previous, next, jacobian);
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        residual[k] = next[k] - h[k][e];
+                    maps[e] = Element::map(jacobian, residual);
+                }
+                // The update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
+                typename Map::State updates[E];
+                scan::block_scan<E, kThreads>(maps, typename Map::State{}, false, scan_storage, buffer,
+                                              updates);
+                buffer ^= 1;
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        h[k][e] += Element::get(updates[e], k);
+            }
+
+            // The statistics' final evaluation: the residual of the returned states.
+            if (p.counters) {
+                float before[S];
+                state_before_chunk(before);
+                float residual_max = 0.0f;
+                bool finite = true;
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float xe[G], previous[S], next[S];
+                    step_inputs(e, xe);
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        previous[k] = e == 0 ? before[k] : h[k][e - 1];
+                    C::forward(xe, params, previous, next);
+                    if (start + e < length)
+#pragma unroll
+                        for (int k = 0; k < S; ++k) {
+                            const float r = next[k] - h[k][e];
+                            finite = finite && isfinite(r);
+                            residual_max = fmaxf(residual_max, fabsf(r));
+                        }
+                }
+                if (__any_sync(kFullWarp, !finite) && lane == 0) atomicOr(&p.counters->non_finite, 1u);
+                atomic_max_by_key(&p.counters->max_residual_bits, 0,
+                                  __float_as_uint(finite ? residual_max : 0.0f), true);
+            }
+
+#pragma unroll
+            for (int k = 0; k < S; ++k)
+                scan::store_chunk<T, E, A>(p.states + k * plane + row, start, length, h[k], staging);
+            if (p.last_state && start <= length - 1 && length - 1 < start + E)
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+                    if (start + e == length - 1)
+#pragma unroll
+                        for (int k = 0; k < S; ++k)
+                            p.last_state[p.rows.state_at(k, s)] = h[k][e];
+            // The next tile starts from this one's last state (a full tile: the block's last thread).
+            if (tile + 1 < tiles) {
+                if (threadIdx.x == kThreads - 1)
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        tile_last[tile & 1][k] = h[k][E - 1];
+                __syncthreads();
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    carry[k] = tile_last[tile & 1][k];
+            }
+        }
+        // The next sequence's first tile must not overwrite warp_last before every warp has read it.
+        __syncthreads();
+    }
+}
+
+} // namespace flashrnn::cuda::newton

@@ -1,0 +1,17 @@
+// The fused Newton forward's launch (fused.cu; the kernel in fused.cuh), called by newton::forward for
+// Backend::fused (passes.cu).
+#pragma once
+
+#include "cuda/newton/rows.cuh"
+#include "flashrnn/core/stream.hpp"
+#include "flashrnn/newton/problem.hpp"
+
+namespace flashrnn::cuda::newton {
+
+// The forward of `problem` (checked by the caller) with options.max_iterations Newton iterations per
+// tile; `counters` (zeroed by the caller) receives the final residual and the non-finite flag, or is
+// null when no statistics are asked for.
+void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::newton::ForwardArgs& args,
+                   const flashrnn::newton::Options& options, Counters* counters, Stream stream);
+
+} // namespace flashrnn::cuda::newton
