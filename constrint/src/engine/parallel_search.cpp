@@ -8,8 +8,12 @@ namespace {
 // Subtrees per thread: enough that a thread finishing early finds more work (load balance), few
 // enough that replaying their paths costs little (Régin et al., "Embarrassingly parallel search").
 constexpr std::size_t kSubtreesPerThread = 32;
-// Splitting stops after this many levels even when most branches fail at once.
+// Splitting stops after this many levels even when most branches fail at once, and after this much
+// time: each open node's decisions are replayed from the root, which costs a lot where one decision's
+// propagation does (magic sequences of length 300: milliseconds per decision, and a tree so narrow
+// that 64 levels give 5 open nodes). Any split gives the same answers; only the balance changes.
 constexpr int kMaxSplitLevels = 64;
+constexpr double kMaxSplitSeconds = 0.05;
 constexpr std::size_t kNone = SIZE_MAX;
 // How often the caller's thread asks the host's interrupt callback while it waits.
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
@@ -68,16 +72,29 @@ std::vector<ParallelSearch::Subtree> ParallelSearch::decompose(const std::vector
     Search& search = *workers_[0];
     std::vector<Path> frontier(1); // the root
     const std::size_t target = kSubtreesPerThread * workers_.size();
-    for (int level = 0; level < kMaxSplitLevels && frontier.size() < target; ++level) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto out_of_time = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+               kMaxSplitSeconds;
+    };
+    for (int level = 0; level < kMaxSplitLevels && frontier.size() < target && !out_of_time(); ++level) {
         std::vector<Path> next;
         bool split = false;
         for (std::size_t i = 0; i < frontier.size(); ++i) {
-            Search::Expansion e = search.expand(frontier[i], fixed_objectives);
-            if (!search.stop_reason().empty()) { // a limit: the threads stop at once
-                frontier.erase(frontier.begin(), frontier.begin() + static_cast<std::ptrdiff_t>(i));
-                next.insert(next.end(), std::make_move_iterator(frontier.begin()),
+            // Out of time, or a limit (the threads then stop at once): the rest stay as they are.
+            const auto keep_the_rest = [&] {
+                next.insert(next.end(),
+                            std::make_move_iterator(frontier.begin() + static_cast<std::ptrdiff_t>(i)),
                             std::make_move_iterator(frontier.end()));
                 split = false;
+            };
+            if (out_of_time()) {
+                keep_the_rest();
+                break;
+            }
+            Search::Expansion e = search.expand(frontier[i], fixed_objectives);
+            if (!search.stop_reason().empty()) {
+                keep_the_rest();
                 break;
             }
             switch (e.kind) {

@@ -12,6 +12,9 @@ namespace {
 // The node budget of a probe of the objective's range (doubled after each inconclusive one): small,
 // because the probes that pay are those propagation decides almost at once.
 constexpr std::uint64_t kProbeNodes = 256;
+// Parallel search: a thread adds its nodes and failures to the shared totals this many at a time, so
+// the node and failure limits may be passed by up to this much per thread.
+constexpr std::uint64_t kSharedBatch = 32;
 } // namespace
 
 Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active,
@@ -70,13 +73,16 @@ bool Search::limit_reached() {
     // In a parallel search the node and failure limits count every thread's.
     std::uint64_t nodes = stats_.nodes, failures = stats_.failures;
     if (shared_) {
-        nodes = shared_->nodes.fetch_add(stats_.nodes - shared_nodes_, std::memory_order_relaxed) +
-                (stats_.nodes - shared_nodes_);
-        failures =
-            shared_->failures.fetch_add(stats_.failures - shared_failures_, std::memory_order_relaxed) +
-            (stats_.failures - shared_failures_);
-        shared_nodes_ = stats_.nodes;
-        shared_failures_ = stats_.failures;
+        // Added in batches: one shared counter written at every node by every thread is slow.
+        if (stats_.nodes - shared_nodes_ >= kSharedBatch ||
+            stats_.failures - shared_failures_ >= kSharedBatch) {
+            shared_->nodes.fetch_add(stats_.nodes - shared_nodes_, std::memory_order_relaxed);
+            shared_->failures.fetch_add(stats_.failures - shared_failures_, std::memory_order_relaxed);
+            shared_nodes_ = stats_.nodes;
+            shared_failures_ = stats_.failures;
+        }
+        nodes = shared_->nodes.load(std::memory_order_relaxed) + (stats_.nodes - shared_nodes_);
+        failures = shared_->failures.load(std::memory_order_relaxed) + (stats_.failures - shared_failures_);
         if (shared_->stopped()) {
             stop_reason_ = shared_->stop_reason();
             return true;
