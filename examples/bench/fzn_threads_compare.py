@@ -14,6 +14,7 @@ import argparse
 import os
 import pathlib
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,18 +44,24 @@ def flatten(out_dir, instances, build):
             print(f"{name}: {'ok' if done.returncode == 0 else 'FAILED ' + done.stderr.strip()[:200]}", flush=True)
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def solve(binary, fzn, threads, limit_s):
-    """(wall seconds, stdout) of one fzn-constrint run; None for the output when it did not finish."""
-    start = time.monotonic()
+    """(wall seconds, stdout, CPU seconds) of one fzn-constrint run; None for the output when it did
+    not finish. The CPU time says how much work the threads did, whatever else ran on the machine."""
+    start, cpu = time.monotonic(), children_cpu()
     try:
         done = subprocess.run([binary, "-p", str(threads), "-t", str(int(limit_s * 1000)), str(fzn)],
                               capture_output=True, text=True, timeout=limit_s + 30, check=False)
     except subprocess.TimeoutExpired:
-        return limit_s, None
+        return limit_s, None, children_cpu() - cpu
     wall = time.monotonic() - start
     finished = done.returncode == 0 and ("==========" in done.stdout or "UNSATISFIABLE" in done.stdout
                                          or ("----------" in done.stdout and is_satisfaction(fzn)))
-    return wall, done.stdout if finished else None
+    return wall, done.stdout if finished else None, children_cpu() - cpu
 
 
 def answer(stdout, optimisation):
@@ -67,33 +74,39 @@ def answer(stdout, optimisation):
 
 def run(fzn_dir, binary, threads, runs, min_seconds, limit_s, csv_path):
     rows = []
-    print(f"{'instance':<26} {'1 thread s':>10} {f'{threads} threads s':>12} {'speedup':>8}  agree", flush=True)
+    print(f"{'instance':<26} {'1 thread s':>10} {f'{threads} threads s':>12} {'speedup':>8} {'CPU 1 s':>8} "
+          f"{f'CPU {threads} s':>8}  agree", flush=True)
     for fzn in sorted(fzn_dir.glob("*.fzn")):
         optimisation = not is_satisfaction(fzn)
-        first, out1 = solve(binary, fzn, 1, limit_s)
+        first, out1, cpu1 = solve(binary, fzn, 1, limit_s)
         if out1 is None or first < min_seconds:
             continue
         times = {1: [first], threads: []}
+        cpus = {1: [cpu1], threads: []}
         outputs = {1: [answer(out1, optimisation)], threads: []}
         for i in range(runs):
             for t in ((threads, 1) if i % 2 == 0 else (1, threads)):
                 if t == 1 and len(times[1]) >= runs:
                     continue
-                wall, out = solve(binary, fzn, t, limit_s)
+                wall, out, cpu = solve(binary, fzn, t, limit_s)
                 times[t].append(wall)
+                cpus[t].append(cpu)
                 outputs[t].append(answer(out, optimisation) if out is not None else None)
         one, many = statistics.median(times[1]), statistics.median(times[threads])
+        cpu_one, cpu_many = statistics.median(cpus[1]), statistics.median(cpus[threads])
         agree = all(o == outputs[1][0] for o in outputs[1] + outputs[threads])
-        rows.append((fzn.stem, one, many, one / many, agree))
-        print(f"{fzn.stem:<26} {one:>10.2f} {many:>12.2f} {one / many:>7.2f}x  {'yes' if agree else 'NO'}", flush=True)
+        rows.append((fzn.stem, one, many, one / many, agree, cpu_one, cpu_many))
+        print(f"{fzn.stem:<26} {one:>10.2f} {many:>12.2f} {one / many:>7.2f}x {cpu_one:>8.2f} {cpu_many:>8.2f}  "
+              f"{'yes' if agree else 'NO'}", flush=True)
     if rows:
         print(f"\nmedian speedup of {threads} threads over 1 on {len(rows)} instances taking >= {min_seconds:g} s "
               f"with one thread: {statistics.median(r[3] for r in rows):.2f}x; answers agree on "
               f"{sum(r[4] for r in rows)} of {len(rows)}")
     with open(csv_path, "w") as f:
-        f.write(f"instance,seconds_1_thread,seconds_{threads}_threads,speedup,answers_agree\n")
-        for name, one, many, speedup, agree in rows:
-            f.write(f"{name},{one:.3f},{many:.3f},{speedup:.3f},{int(agree)}\n")
+        f.write(f"instance,seconds_1_thread,seconds_{threads}_threads,speedup,answers_agree,cpu_seconds_1_thread,"
+                f"cpu_seconds_{threads}_threads\n")
+        for name, one, many, speedup, agree, cpu_one, cpu_many in rows:
+            f.write(f"{name},{one:.3f},{many:.3f},{speedup:.3f},{int(agree)},{cpu_one:.3f},{cpu_many:.3f}\n")
     print(f"written: {csv_path}")
     return 0 if all(r[4] for r in rows) else 1
 
