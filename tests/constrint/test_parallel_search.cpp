@@ -269,6 +269,15 @@ TEST_CASE("parallel search: cancellation and the interrupt callback stop every t
         Solver solver(many, with_threads(2));
         for (int i = 0; i < 5; ++i)
             REQUIRE(solver.next());
+        // A long enumeration read one solution at a time: the threads ahead of the caller wait for it
+        // (a bounded number held per subtree) and the order is one thread's.
+        Solver one(many), two(many, with_threads(3));
+        for (int i = 0; i < 20000; ++i) {
+            const std::optional<Solution> a = one.next(), b = two.next();
+            REQUIRE(a);
+            REQUIRE(b);
+            REQUIRE(a->values() == b->values());
+        }
     }
 }
 

@@ -15,6 +15,9 @@ constexpr std::size_t kSubtreesPerThread = 32;
 constexpr int kMaxSplitLevels = 64;
 constexpr double kMaxSplitSeconds = 0.05;
 constexpr std::size_t kNone = SIZE_MAX;
+// Solutions a subtree ahead of the caller holds before its thread waits for the caller to get there:
+// an enumeration runs in bounded memory, as with one thread.
+constexpr std::size_t kMaxHeld = 256;
 // How often the caller's thread asks the host's interrupt callback while it waits.
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
 
@@ -63,6 +66,7 @@ void ParallelSearch::stop_workers() {
         for (std::size_t w = 0; w < workers_.size(); ++w)
             abandon_[w].store(true, std::memory_order_relaxed);
     }
+    changed_.notify_all();
     for (std::thread& t : threads_)
         t.join();
     threads_.clear();
@@ -180,6 +184,9 @@ void ParallelSearch::run_worker(std::size_t w) {
                     subtrees_[index].solutions.push_back(std::move(ours));
                     ++subtrees_[index].found;
                     abandon_unneeded();
+                    while (index != cursor_ && subtrees_[index].solutions.size() >= kMaxHeld && !quitting_ &&
+                           !shared_.stopped() && !abandon_[w].load(std::memory_order_relaxed))
+                        changed_.wait_for(lock, kPollInterval);
                 }
             }
             worker_stats_[w] = search.stats();
@@ -210,6 +217,7 @@ std::optional<Solution> ParallelSearch::take_in_order(std::unique_lock<std::mute
         }
         if (t.finished) {
             ++cursor_;
+            changed_.notify_all(); // a thread may wait for the caller to reach its subtree
             continue;
         }
         if (t.stopped || (running_ == 0 && !t.finished)) {
