@@ -1,7 +1,7 @@
 #include "constrint/solver.hpp"
 
 #include "constrint/error.hpp"
-#include "engine/search.hpp"
+#include "engine/parallel_search.hpp"
 
 namespace constrint {
 
@@ -47,8 +47,20 @@ Integer Solution::evaluate(const Expr& term) const {
     return constrint::evaluate(term, values_);
 }
 
-Solver::Solver(const Model& model, SolveOptions options)
-    : search_(std::make_unique<Search>(model, options)) {}
+namespace {
+
+std::unique_ptr<SearchEngine> make_engine(const Model& model, const SolveOptions& options) {
+    check_threads(options.threads);
+    if (options.threads == 1) return std::make_unique<Search>(model, options);
+    auto shared_model = std::make_shared<const Model>(model);
+    return std::make_unique<ParallelSearch>(shared_model, options, [shared_model](const SolveOptions& o) {
+        return std::make_unique<Search>(*shared_model, o);
+    });
+}
+
+} // namespace
+
+Solver::Solver(const Model& model, SolveOptions options) : search_(make_engine(model, options)) {}
 Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
@@ -88,8 +100,9 @@ Result collect(Solver& solver, std::optional<std::uint64_t> limit) {
 } // namespace
 
 Result solve(const Model& model, SolveOptions options) {
-    Solver solver(model, options);
     const bool optimise = !model.objectives().empty();
+    if (!optimise) options.solution_limit = 1;
+    Solver solver(model, options);
     return collect(solver, optimise ? std::nullopt : std::optional<std::uint64_t>(1));
 }
 
@@ -97,6 +110,7 @@ Result solve_all(const Model& model, std::optional<std::uint64_t> limit, SolveOp
     if (!model.objectives().empty()) {
         throw ModelError("solve_all enumerates solutions of models without objectives; use solve()");
     }
+    if (limit) options.solution_limit = limit;
     Solver solver(model, options);
     return collect(solver, limit);
 }

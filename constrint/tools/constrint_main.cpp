@@ -54,6 +54,9 @@ options of solve (anywhere after 'solve'; '--opt=value' works too):
   --order ORDER       decision variable order: declaration (default; the answer is the
                       lexicographically first solution under 'search' and 'prefer'),
                       smallest (fewest values left first) or most-constrained
+  --threads N         search with N threads (default 1): the same first answer, enumeration
+                      and optimal values as one thread; the optimum printed last is the first
+                      solution in search order with the optimal values
   --json              print one JSON object instead of text
   --stats             print search statistics after the answer ('% nodes: 123' lines)
   --explain           for an unsatisfiable model, print a small set of constraints that
@@ -101,6 +104,7 @@ struct Options {
     std::optional<double> timeout;
     std::optional<std::uint64_t> memory_limit_mib;
     VarOrder order = VarOrder::Declaration;
+    int threads = 1;
     bool json = false;
     bool stats = false;
     bool explain = false;
@@ -134,6 +138,16 @@ double parse_seconds(std::string_view text) {
     if (copy.empty() || end != copy.c_str() + copy.size() || errno != 0 || !std::isfinite(value) ||
         value <= 0) {
         throw UsageError{"--timeout needs a number of seconds > 0, got '" + copy + "'"};
+    }
+    return value;
+}
+
+int parse_threads(std::string_view text) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > kMaxThreads) {
+        throw UsageError{"--threads needs a number from 1 to " + std::to_string(kMaxThreads) + ", got '" +
+                         std::string(text) + "'"};
     }
     return value;
 }
@@ -183,7 +197,7 @@ Options parse_arguments(const std::vector<std::string>& args) {
         };
         const bool solve_option = name == "--all" || name == "--limit" || name == "--timeout" ||
                                   name == "--order" || name == "--json" || name == "--stats" ||
-                                  name == "--explain" || name == "--memory-limit";
+                                  name == "--explain" || name == "--memory-limit" || name == "--threads";
         if (solve_option && o.command != "solve") throw UsageError{name + " is an option of 'solve'"};
         if (name == "--all") {
             no_value();
@@ -196,6 +210,8 @@ Options parse_arguments(const std::vector<std::string>& args) {
             o.memory_limit_mib = parse_mebibytes(needs_value());
         } else if (name == "--order") {
             o.order = parse_order(needs_value());
+        } else if (name == "--threads") {
+            o.threads = parse_threads(needs_value());
         } else if (name == "--json") {
             no_value();
             o.json = true;
@@ -434,9 +450,11 @@ int run_solve(const Options& o) {
     // The time limit counts from the start of the program: reading the model is part of it.
     if (o.timeout) options.time_limit_seconds = std::max(1e-3, *o.timeout - seconds_since_start());
     options.cancel = &g_cancel;
+    options.threads = o.threads;
 
     const bool optimise = !model.objectives().empty();
     const bool enumerate = o.all || o.limit.has_value();
+    if (!optimise) options.solution_limit = enumerate ? o.limit : std::optional<std::uint64_t>(1);
     Solver solver(model, options);
     std::vector<std::string> json_solutions;
     std::uint64_t count = 0;

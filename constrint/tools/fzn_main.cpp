@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "  -s          print statistics (%%%mzn-stat: lines)\n"
     "  -t MS       time limit in milliseconds\n"
     "  -f          free search: ignore the search annotations\n"
-    "  -p N        threads (accepted; the search runs on one thread)\n"
+    "  -p N        threads of the search (default 1; the same answers as one thread)\n"
     "  -r SEED     random seed (accepted; the search is deterministic)\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -61,9 +61,14 @@ int main(int argc, char** argv) {
             options.time_limit_seconds = static_cast<double>(number_argument(argc, argv, i, arg)) / 1000.0;
         } else if (arg == "-f" || arg == "--free-search") {
             options.free_search = true;
-        } else if (arg == "-p" || arg == "--parallel" || arg == "-r" || arg == "--random-seed") {
-            number_argument(argc, argv, i,
-                            arg); // accepted and checked; the search is sequential and deterministic
+        } else if (arg == "-p" || arg == "--parallel") {
+            const unsigned long long threads = number_argument(argc, argv, i, arg);
+            if (threads < 1 || threads > static_cast<unsigned long long>(constrint::kMaxThreads))
+                usage_error(arg + " expects a number of threads from 1 to " +
+                            std::to_string(constrint::kMaxThreads));
+            options.threads = static_cast<int>(threads);
+        } else if (arg == "-r" || arg == "--random-seed") {
+            number_argument(argc, argv, i, arg); // accepted and checked; the search is deterministic
         } else if (arg == "-h" || arg == "--help") {
             std::cout << kUsage;
             return 0;

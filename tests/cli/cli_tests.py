@@ -94,6 +94,22 @@ def limit():
 
 
 @case
+def threads():
+    """--threads N: the same output as one thread (answers, enumeration, optimum), and Ctrl-C still stops."""
+    for args in (["three_solutions.cint", "--all"], ["two_solutions.cint"], ["many_solutions.cint", "--limit", "50"],
+                 ["optimize.cint"], ["unsatisfiable.cint"]):
+        _, one, _ = run("solve", model(args[0]), *args[1:])
+        for n in ("2", "3"):
+            _, out, _ = run("solve", model(args[0]), *args[1:], "--threads", n)
+            if args[0] == "optimize.cint":  # the improving solutions before the optimum depend on timing
+                expect(out.split("----------\n")[-2:] == one.split("----------\n")[-2:], "the same optimum", out, one)
+            else:
+                expect(out == one, f"the same output with {n} threads", args, out, one)
+    rc, out, err = interrupt(["solve", model("pigeonhole.cint"), "--threads", "2"], 0.5)
+    expect(rc == 3 and out == "UNKNOWN\n" and "cancel" in err, "Ctrl-C stops every thread", rc, out, err)
+
+
+@case
 def unsatisfiable():
     expect_run(["solve", model("unsatisfiable.cint")], 1, stdout="UNSATISFIABLE\n", stderr="")
     expect_run(["solve", model("unsatisfiable.cint"), "--all"], 1, stdout="UNSATISFIABLE\n")
@@ -393,6 +409,8 @@ def bad_usage():
         (["solve", two, "--limit", "0"], "--limit needs a positive integer, got '0'"),
         (["solve", two, "--limit", "-3"], "--limit needs a positive integer, got '-3'"),
         (["solve", two, "--timeout", "soon"], "--timeout needs a number of seconds > 0, got 'soon'"),
+        (["solve", two, "--threads", "0"], "--threads needs a number from 1 to 1024, got '0'"),
+        (["solve", two, "--threads", "many"], "--threads needs a number from 1 to 1024, got 'many'"),
         (["solve", two, "--timeout", "-1"], "--timeout needs a number of seconds > 0, got '-1'"),
         (["solve", two, "--timeout"], "--timeout needs a value"),
         (["solve", two, "--order"], "--order needs a value"),

@@ -157,6 +157,28 @@ def test_model_methods_as_in_the_guide():
     assert m.explain() == ["x > 50"]  # alone it contradicts x in 1..20
 
 
+def test_threads_give_the_same_answers_as_one_thread():
+    m = ci.Model()
+    x, y, z = (m.int_var(n, 1, 9) for n in "xyz")
+    m += x + y + z == 15
+    m += x != y
+    one = [s.values for s in ci.solve_all(m).solutions]
+    assert len(one) > 20
+    for threads in (2, 3):
+        assert [s.values for s in ci.solve_all(m, threads=threads).solutions] == one
+        assert [s.values for s in m.solutions(limit=4, threads=threads)] == one[:4]
+        assert m.solve(threads=threads).values == one[0]
+    m.maximize(x * y - z)
+    best = ci.solve(m)
+    answers = {tuple(ci.solve(m, threads=t).solutions[-1].values) for t in (2, 3, 4)}
+    assert len(answers) == 1  # the same optimum's answer whatever the thread count
+    (answer,) = answers
+    assert answer[0] * answer[1] - answer[2] == best.solutions[-1][x] * best.solutions[-1][y] - best.solutions[-1][z]
+    assert ci.solve(m, threads=2).status == "OPTIMAL"
+    with pytest.raises(ValueError, match="threads must be between 1 and 1024, got 0"):
+        ci.solve(m, threads=0)
+
+
 def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
     import _thread
     import threading

@@ -344,8 +344,11 @@ def assert_interrupted(call, after_seconds):
         lambda m: m.solve(),
         lambda m: list(m.solutions()),
         lambda m: ci.explain(m),
+        lambda m: ci.solve(m, threads=2),
+        lambda m: list(m.solutions(threads=2)),
     ],
-    ids=["solve", "solve_all", "Model.solve", "Model.solutions", "explain"],
+    ids=["solve", "solve_all", "Model.solve", "Model.solutions", "explain", "solve threads=2",
+         "Model.solutions threads=2"],
 )
 def test_keyboard_interrupt_during_a_solve_is_raised_promptly(call):
     m = pigeons(13)

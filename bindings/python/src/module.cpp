@@ -58,8 +58,12 @@ struct InterruptCheck {
 };
 
 SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-                          const std::string& order, const InterruptCheck& check) {
+                          const std::string& order, const InterruptCheck& check, int threads = 1) {
     SolveOptions options;
+    if (threads < 1 || threads > kMaxThreads)
+        throw py::value_error("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
+                              std::to_string(threads));
+    options.threads = threads;
     options.interrupt = check;
     options.order = order_from(order);
     if (timeout) {
@@ -263,9 +267,9 @@ PYBIND11_MODULE(_core, m) {
         .def(
             "solve",
             [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-               const std::string& order) -> py::object {
+               const std::string& order, int threads) -> py::object {
                 const InterruptCheck check;
-                const SolveOptions options = options_from(timeout, nodes, order, check);
+                const SolveOptions options = options_from(timeout, nodes, order, check, threads);
                 const Model model = self; // with the GIL: another thread may change `self`
                 Result result;
                 {
@@ -280,19 +284,22 @@ PYBIND11_MODULE(_core, m) {
                 return best;
             },
             py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
+            py::arg("threads") = 1,
             "The first solution, or the optimum with objectives (with .stats and .status); None when there "
             "is\n"
-            "none or a limit stopped the search first (ci.solve(model) tells which).")
+            "none or a limit stopped the search first (ci.solve(model) tells which). `threads` > 1 searches\n"
+            "in parallel with the same answers (docs/solver.md, \"Parallel search\").")
         .def(
             "solutions",
             [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-               const std::string& order) {
+               const std::string& order, int threads) {
                 const InterruptCheck check;
-                return SolutionIterator{
-                    std::make_shared<Solver>(self, options_from(timeout, std::nullopt, order, check)), check,
-                    limit, 0};
+                SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
+                if (self.objectives().empty()) options.solution_limit = limit;
+                return SolutionIterator{std::make_shared<Solver>(self, options), check, limit, 0};
             },
             py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
+            py::arg("threads") = 1,
             "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
         .def(
             "explain", &explain_texts, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
@@ -323,9 +330,9 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "solve",
         [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-           const std::string& order) {
+           const std::string& order, int threads) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, nodes, order, check);
+            const SolveOptions options = options_from(timeout, nodes, order, check, threads);
             const Model model = shared_model; // with the GIL: another thread may change the original
             Result result;
             {
@@ -336,15 +343,15 @@ PYBIND11_MODULE(_core, m) {
             return result;
         },
         py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
-        py::arg("order") = "declaration",
+        py::arg("order") = "declaration", py::arg("threads") = 1,
         "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
         "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
     m.def(
         "solve_all",
         [](const Model& shared_model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-           const std::string& order) {
+           const std::string& order, int threads) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, std::nullopt, order, check);
+            const SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
             const Model model = shared_model; // with the GIL: another thread may change the original
             Result result;
             {
@@ -355,7 +362,7 @@ PYBIND11_MODULE(_core, m) {
             return result;
         },
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-        py::arg("order") = "declaration",
+        py::arg("order") = "declaration", py::arg("threads") = 1,
         "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
     m.def("explain", &explain_texts, py::arg("model"), py::arg("timeout") = py::none(),
           py::arg("nodes") = py::none(), "The constraints of a small conflicting set (as Model.explain).");

@@ -16,6 +16,7 @@ struct FlatZincOptions {
     bool statistics = false;                     // -s: `%%%mzn-stat: ` lines after the answer
     std::optional<double> time_limit_seconds;    // -t (milliseconds on the command line)
     bool free_search = false;                    // -f: ignore the search annotations
+    int threads = 1;                             // -p N: threads of the search (SolveOptions::threads)
 };
 
 // Reads the FlatZinc model `source` (named `file` in messages), solves it and writes the answer in

@@ -25,6 +25,8 @@ enum class VarOrder : std::uint8_t {
 
 const char* to_string(VarOrder order);
 
+constexpr int kMaxThreads = 1024; // SolveOptions::threads
+
 struct SolveOptions {
     VarOrder order = VarOrder::Declaration;
     std::optional<std::uint64_t> node_limit;    // search nodes (choice points visited)
@@ -34,6 +36,13 @@ struct SolveOptions {
     // Polled at every 32nd check of the limits (at nodes and every 16 propagations); true stops the search
     // ("interrupted"). For hosts that must look for signals themselves (Python's Ctrl-C).
     std::function<bool()> interrupt;
+    // Threads of the search (docs/solver.md, "Parallel search"): 1 searches in the caller's thread.
+    // With more, solutions still come in search order (the same first answer and enumeration) and
+    // optima have the same values; statistics sum the threads' and the limits count all of them.
+    int threads = 1;
+    // With threads > 1, a satisfaction search does not look past the first this many solutions in
+    // search order (solve() sets 1, solve_all() its limit). It does not limit next() otherwise.
+    std::optional<std::uint64_t> solution_limit;
 };
 
 enum class Status : std::uint8_t {
@@ -71,7 +80,7 @@ class Solution {
     std::shared_ptr<const Model> model_;
 };
 
-class Search; // the engine, defined in the implementation
+class SearchEngine; // the engine (sequential or parallel), defined in the implementation
 
 // Solutions one at a time. The model is copied: later changes to it do not affect the solver.
 // Without objectives next() returns each solution once, in search order. With objectives next()
@@ -91,7 +100,7 @@ class Solver {
     const std::string& stop_reason() const;
 
   private:
-    std::unique_ptr<Search> search_;
+    std::unique_ptr<SearchEngine> search_;
 };
 
 struct Result {

@@ -12,6 +12,9 @@ namespace {
 // The node budget of a probe of the objective's range (doubled after each inconclusive one): small,
 // because the probes that pay are those propagation decides almost at once.
 constexpr std::uint64_t kProbeNodes = 256;
+// Parallel search: a thread adds its nodes and failures to the shared totals this many at a time, so
+// the node and failure limits may be passed by up to this much per thread.
+constexpr std::uint64_t kSharedBatch = 32;
 } // namespace
 
 Search::Search(const Model& model, SolveOptions options, const std::vector<bool>& active,
@@ -67,18 +70,118 @@ double Search::elapsed() const {
 
 bool Search::limit_reached() {
     if (!stop_reason_.empty()) return true;
+    // In a parallel search the node and failure limits count every thread's.
+    std::uint64_t nodes = stats_.nodes, failures = stats_.failures;
+    if (shared_) {
+        // Added in batches: one shared counter written at every node by every thread is slow.
+        if (stats_.nodes - shared_nodes_ >= kSharedBatch ||
+            stats_.failures - shared_failures_ >= kSharedBatch) {
+            shared_->nodes.fetch_add(stats_.nodes - shared_nodes_, std::memory_order_relaxed);
+            shared_->failures.fetch_add(stats_.failures - shared_failures_, std::memory_order_relaxed);
+            shared_nodes_ = stats_.nodes;
+            shared_failures_ = stats_.failures;
+        }
+        nodes = shared_->nodes.load(std::memory_order_relaxed) + (stats_.nodes - shared_nodes_);
+        failures = shared_->failures.load(std::memory_order_relaxed) + (stats_.failures - shared_failures_);
+        if (shared_->stopped()) {
+            stop_reason_ = shared_->stop_reason();
+            return true;
+        }
+        if (abandon_->load(std::memory_order_relaxed)) {
+            stop_reason_ = kAbandoned;
+            return true;
+        }
+    }
     if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) {
         stop_reason_ = "cancelled";
     } else if (options_.interrupt && (++interrupt_polls_ & 31) == 0 && options_.interrupt()) {
         stop_reason_ = "interrupted";
-    } else if (options_.node_limit && stats_.nodes >= *options_.node_limit) {
+    } else if (options_.node_limit && nodes >= *options_.node_limit) {
         stop_reason_ = "node limit " + std::to_string(*options_.node_limit) + " reached";
-    } else if (options_.failure_limit && stats_.failures >= *options_.failure_limit) {
+    } else if (options_.failure_limit && failures >= *options_.failure_limit) {
         stop_reason_ = "failure limit " + std::to_string(*options_.failure_limit) + " reached";
     } else if (options_.time_limit_seconds && elapsed() >= *options_.time_limit_seconds) {
         stop_reason_ = "time limit " + std::to_string(*options_.time_limit_seconds) + " s reached";
     }
+    if (shared_ && !stop_reason_.empty()) shared_->stop(stop_reason_);
     return !stop_reason_.empty();
+}
+
+void Search::share(engine::SharedSearch& shared, const std::atomic<bool>& abandon) {
+    shared_ = &shared;
+    abandon_ = &abandon;
+    start_ = shared.start(); // one clock for the time limit of every thread
+}
+
+bool Search::import_shared_best() {
+    if (!shared_ || !bound_ || !optimise_) return false;
+    std::vector<Integer> best = shared_->best_if_newer(shared_best_seen_);
+    if (best.empty()) return false;
+    bound_->improve_on(std::move(best));
+    compiled_->store.schedule(bound_id_);
+    return true;
+}
+
+void Search::restart_at(const std::vector<Decision>& path, const std::vector<Integer>* fixed_objectives) {
+    engine::Store& s = compiled_->store;
+    while (s.depth() > 0)
+        s.pop_level();
+    open_.clear();
+    saved_first_open_.clear();
+    first_open_ = 0;
+    started_ = true;
+    done_ = false;
+    have_solution_ = false;
+    status_ = Status::Unknown;
+    if (stop_reason_ == kAbandoned) stop_reason_.clear();
+    optimise_ = fixed_objectives == nullptr;
+    probing_ = optimise_ && compiled_->objectives.size() == 1;
+    if (bound_) {
+        // The objectives fixed: no bound (it would reject the values). Optimising: the shared best.
+        bound_->improve_on({});
+        shared_best_seen_ = 0;
+        import_shared_best();
+    }
+    try {
+        bool ok = !compiled_->failed && s.propagate();
+        s.push_level(); // the subtree's root: undone by the next restart
+        for (std::size_t i = 0; ok && fixed_objectives && i < fixed_objectives->size(); ++i)
+            ok = s.assign(compiled_->objectives[i], (*fixed_objectives)[i]);
+        for (std::size_t i = 0; ok && i < path.size(); ++i)
+            ok = apply(path[i]);
+        ok = ok && s.propagate();
+        root_depth_ = s.depth();
+        if (ok && probing_) s.push_level(); // the first search: a probe without a target
+        if (!ok) {
+            ++stats_.failures;
+            finish(true);
+        }
+        at_subtree_root_ = ok;
+    } catch (const engine::Interrupted&) {
+        finish(false);
+    }
+}
+
+Search::Expansion Search::expand(const std::vector<Decision>& path,
+                                 const std::vector<Integer>* fixed_objectives) {
+    restart_at(path, fixed_objectives);
+    if (done_) return {Expansion::Kind::Failed, std::nullopt, std::nullopt};
+    const std::optional<Choice> choice = next_choice();
+    if (!choice) return {Expansion::Kind::Solution, std::nullopt, std::nullopt};
+    ++stats_.nodes; // a choice point, searched below by the thread that takes each branch
+    auto [left, right] = branches(*choice);
+    return {Expansion::Kind::Split, std::move(left), std::move(right)};
+}
+
+std::optional<Search::Choice> Search::next_choice() {
+    std::optional<Choice> choice = select_in_phases();
+    if (!choice) {
+        if (const std::optional<VarId> x = select_variable()) {
+            const Prefer prefer = *x < compiled_->user_vars ? value_choice_[*x] : Prefer::Min;
+            choice = Choice{*x, prefer};
+        }
+    }
+    return choice;
 }
 
 std::optional<VarId> Search::select_variable() {
@@ -213,7 +316,7 @@ bool Search::start_probe(std::optional<Integer> proven_limit, bool inconclusive)
     engine::Store& s = compiled_->store;
     const VarId o = compiled_->objectives[0];
     const bool maximise = model_->objectives()[0].sense == Sense::Maximize;
-    while (s.depth() > 0)
+    while (s.depth() > root_depth_)
         s.pop_level();
     open_.clear();
     // Back at the root, every variable may be open again: the declaration-order cursor restarts too.
@@ -286,6 +389,9 @@ std::optional<Solution> Search::next() {
             consistent = !compiled_->failed && s.propagate();
             if (!consistent) ++stats_.failures;
             if (consistent && probing_) s.push_level(); // the first search: a probe without a target
+        } else if (at_subtree_root_) {
+            at_subtree_root_ = false; // restart_at() propagated the subtree's root
+            consistent = true;
         } else if (probing_) {
             consistent = start_probe(std::nullopt, false); // from the root, for a better solution
         } else {
@@ -309,23 +415,20 @@ std::optional<Solution> Search::next() {
                 consistent = start_probe(std::nullopt, true); // inconclusive: ask for less
                 continue;
             }
-            std::optional<Choice> choice = select_in_phases();
-            if (!choice) {
-                if (const std::optional<VarId> x = select_variable()) {
-                    const Prefer prefer = *x < compiled_->user_vars ? value_choice_[*x] : Prefer::Min;
-                    choice = Choice{*x, prefer};
-                }
+            if (import_shared_best() && !s.propagate()) { // another thread found a better solution
+                ++stats_.failures;
+                consistent = backtrack();
+                continue;
             }
+            const std::optional<Choice> choice = next_choice();
             if (!choice) { // every variable fixed: a solution
                 std::vector<Integer> values(compiled_->user_vars);
                 for (int v = 0; v < compiled_->user_vars; ++v)
                     values[v] = s.value(v);
-                if (bound_) {
-                    std::vector<Integer> best;
-                    for (VarId o : compiled_->objectives)
-                        best.push_back(s.value(o));
-                    bound_->improve_on(std::move(best));
-                }
+                objective_values_.clear();
+                for (VarId o : compiled_->objectives)
+                    objective_values_.push_back(s.value(o));
+                if (bound_ && optimise_) bound_->improve_on(objective_values_);
                 have_solution_ = true;
                 ++stats_.solutions;
                 stats_.propagations = s.propagations();

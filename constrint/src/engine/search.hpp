@@ -4,14 +4,32 @@
 #include "constrint/solver.hpp"
 #include "engine/branching.hpp"
 #include "engine/compile.hpp"
+#include "engine/shared_search.hpp"
 #include "propagators/objective_bound.hpp"
 
 #include <chrono>
 
 namespace constrint {
 
-class Search {
+// What Solver and the FlatZinc front end drive: the sequential Search or the ParallelSearch.
+class SearchEngine {
   public:
+    virtual ~SearchEngine() = default;
+    virtual std::optional<Solution> next() = 0;
+    virtual Status status() const = 0;
+    virtual const Stats& stats() const = 0;
+    virtual const std::string& stop_reason() const = 0;
+};
+
+class Search final : public SearchEngine {
+  public:
+    // One branch of a choice point: var == value, var != value, var <= value or var >= value.
+    struct Decision {
+        enum class Kind : std::uint8_t { Equal, NotEqual, AtMost, AtLeast } kind;
+        engine::VarId var;
+        Integer value;
+    };
+
     // `active` selects the constraints to post (all when empty); explanations use it.
     Search(const Model& model, SolveOptions options, const std::vector<bool>& active = {},
            bool with_objectives = true);
@@ -21,19 +39,31 @@ class Search {
     Search(std::shared_ptr<const Model> model, std::unique_ptr<engine::Compiled> compiled,
            SolveOptions options, std::vector<engine::Phase> phases);
 
-    std::optional<Solution> next();
-    Status status() const { return status_; }
-    const Stats& stats() const { return stats_; }
-    const std::string& stop_reason() const { return stop_reason_; }
+    std::optional<Solution> next() override;
+    Status status() const override { return status_; }
+    const Stats& stats() const override { return stats_; }
+    const std::string& stop_reason() const override { return stop_reason_; }
+
+    // ---- for the parallel search (engine/parallel_search.hpp) ----
+    // Limits count the threads' totals, the stop flag ends every thread, and the best objective
+    // values found by any thread bound this one's search. `abandon` ends this thread's subtree.
+    void share(engine::SharedSearch& shared, const std::atomic<bool>& abandon);
+    static constexpr std::string_view kAbandoned = "subtree abandoned"; // the stop reason `abandon` gives
+    // Starts over below the node that `path` reaches from the root: next() then searches only that
+    // subtree, under the shared best. With `fixed_objectives` the objectives are fixed to these
+    // values and next() returns the subtree's solutions in search order (no optimisation).
+    void restart_at(const std::vector<Decision>& path,
+                    const std::vector<Integer>* fixed_objectives = nullptr);
+    // The node that `path` reaches: failed, a solution, or a choice point and its two branches.
+    struct Expansion {
+        enum class Kind : std::uint8_t { Failed, Solution, Split } kind;
+        std::optional<Decision> left, right;
+    };
+    Expansion expand(const std::vector<Decision>& path, const std::vector<Integer>* fixed_objectives);
+    // The objectives' values in the solution next() returned last.
+    const std::vector<Integer>& objective_values() const { return objective_values_; }
 
   private:
-    // One branch of a choice point: var == value, var != value, var <= value or var >= value.
-    struct Decision {
-        enum class Kind : std::uint8_t { Equal, NotEqual, AtMost, AtLeast } kind;
-        engine::VarId var;
-        Integer value;
-    };
-
     struct Choice {
         engine::VarId var;
         Prefer prefer;
@@ -55,6 +85,8 @@ class Search {
     std::pair<Decision, Decision> branches(const Choice& choice) const;
     bool backtrack(); // to the next open branch; false when the tree is exhausted
     bool limit_reached();
+    bool import_shared_best(); // true when the shared best changed and the bound must propagate
+    std::optional<Choice> next_choice();
     void finish(bool exhausted);
     double elapsed() const;
 
@@ -80,6 +112,16 @@ class Search {
     std::size_t first_open_ = 0;
     std::vector<std::size_t> saved_first_open_;
     std::chrono::steady_clock::time_point start_;
+
+    // Parallel search: the subtree's root level (0: the whole tree) and what the threads share.
+    std::size_t root_depth_ = 0;
+    bool at_subtree_root_ = false; // restart_at() left the search at a node not yet searched
+    bool optimise_ = true;         // false while the objectives are fixed (restart_at)
+    engine::SharedSearch* shared_ = nullptr;
+    const std::atomic<bool>* abandon_ = nullptr;
+    std::uint64_t shared_nodes_ = 0, shared_failures_ = 0; // this thread's counts already added
+    std::uint64_t shared_best_seen_ = 0;
+    std::vector<Integer> objective_values_;
 
     bool started_ = false;
     bool done_ = false;

@@ -1,7 +1,7 @@
 // solve_flatzinc: parse, build, search, and report in the FlatZinc output format.
 #include "constrint/flatzinc.hpp"
 
-#include "engine/search.hpp"
+#include "engine/parallel_search.hpp"
 #include "flatzinc/builder.hpp"
 #include "flatzinc/output.hpp"
 #include "flatzinc/parser.hpp"
@@ -31,15 +31,37 @@ void write_statistics(std::ostream& out, const Stats& stats, std::size_t variabl
     out << "%%%mzn-stat-end\n";
 }
 
+// One thread searches `program`; more build their own stores from the same syntax tree.
+std::unique_ptr<SearchEngine> make_search(const flatzinc::Ast& ast, const std::string& file,
+                                          flatzinc::Deadline& deadline, bool free_search,
+                                          flatzinc::Program& program, const SolveOptions& options) {
+    if (options.threads == 1)
+        return std::make_unique<Search>(program.model, std::move(program.compiled), options,
+                                        std::move(program.phases));
+    bool first = true;
+    return std::make_unique<ParallelSearch>(program.model, options, [&](const SolveOptions& per_thread) {
+        if (first) {
+            first = false;
+            return std::make_unique<Search>(program.model, std::move(program.compiled), per_thread,
+                                            std::move(program.phases));
+        }
+        flatzinc::Program own = flatzinc::Builder(ast, file, deadline).build(free_search);
+        return std::make_unique<Search>(own.model, std::move(own.compiled), per_thread,
+                                        std::move(own.phases));
+    });
+}
+
 } // namespace
 
 void solve_flatzinc(std::string_view source, const std::string& file, const FlatZincOptions& options,
                     std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     flatzinc::Deadline deadline(start, options.time_limit_seconds);
+    check_threads(options.threads);
+    flatzinc::Ast ast;
     flatzinc::Program program;
     try {
-        const flatzinc::Ast ast = flatzinc::parse(source, file, deadline);
+        ast = flatzinc::parse(source, file, deadline);
         program = flatzinc::Builder(ast, file, deadline).build(options.free_search);
     } catch (const flatzinc::TimeLimitReached&) {
         out << "=====UNKNOWN=====\n" << std::flush; // the limit passed before the search could start
@@ -53,11 +75,20 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
         solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - init_seconds);
     const bool optimise = program.goal != flatzinc::SolveItem::Goal::Satisfy;
     const int propagators = program.compiled->store.num_propagators(); // before the search adds its own
-    Search search(program.model, std::move(program.compiled), solve_options, std::move(program.phases));
 
     // Satisfaction stops after one solution unless -a or -n asks for more; optimisation prints every
     // improving solution (the last one is the best).
     const std::uint64_t wanted = options.all_solutions ? UINT64_MAX : options.solution_limit.value_or(1);
+    solve_options.threads = options.threads;
+    if (!optimise && wanted != UINT64_MAX) solve_options.solution_limit = wanted;
+    std::unique_ptr<SearchEngine> engine;
+    try {
+        engine = make_search(ast, file, deadline, options.free_search, program, solve_options);
+    } catch (const flatzinc::TimeLimitReached&) {
+        out << "=====UNKNOWN=====\n" << std::flush; // building the threads' stores took the time
+        return;
+    }
+    SearchEngine& search = *engine;
     std::uint64_t found = 0;
     std::optional<Integer> objective;
     while (optimise || found < wanted) {
