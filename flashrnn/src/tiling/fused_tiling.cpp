@@ -132,8 +132,8 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
 
 // The model's variables (the decisions and the quantities derived from them).
 struct Variables {
-    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps,
-        k_tiles_in_registers;
+    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, batch_chunks, batch_parts, warps,
+        row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
     Var shared_memory_bytes, items_per_thread, wide_blocks;
@@ -175,6 +175,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("k_blocks", 1, p.k_tiles),
         var("row_blocks", 1, dh),
         var("batch_blocks", 1, p.batch_tiles),
+        var("batch_chunks", 1, p.batch_tiles),
+        var("batch_parts", 1, p.batch_tiles),
         var("warps", 1, p.max_warps),
         var("row_warps", 1, p.max_warps),
         var("k_tiles_in_registers", 0, p.k_tiles),
@@ -200,9 +202,13 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add(constrint::divides(v.heads_per_launch, Expr(r.heads)),
           "the heads of a launch divide the " + str(r.heads) + " heads");
 
-    // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks.
-    ceil_split(m, Expr(p.batch_tiles), v.batch_blocks, v.batch_tiles_per_block,
-               "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n));
+    // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks and, inside
+    // a block, over chunks that it runs one after the other, the whole sequence each (the kernels
+    // loop over them): a block holds the accumulators, operands and states of one chunk at a time.
+    m.add(v.batch_parts == v.batch_blocks * v.batch_chunks, "batch parts = batch blocks x chunks per block");
+    ceil_split(m, Expr(p.batch_tiles), v.batch_parts, v.batch_tiles_per_block,
+               "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n) +
+                   " over chunks of blocks");
 
     // Rows: a block computes whole state units (every gate of them forward), unit-major.
     m.add(v.row_blocks * v.units_per_block == Expr(dh),
@@ -349,13 +355,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one launch for all heads, no exchange between blocks when a head fits one,
-    // the accumulated dimension split over as few blocks as possible, every sequence tile its own
-    // block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than one
-    // batch block over twice the row blocks), wide blocks, then the parallel dimension over as many
-    // blocks as possible, full blocks, and as much of R in registers as fits.
-    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks,
-              v.warps, v.row_warps, v.k_tiles_in_registers});
+    // Preferences (App. D): one chunk per block (each chunk more repeats the whole sequence; with one
+    // chunk the kernels run exactly as without the loop), one launch for all heads, no exchange between
+    // blocks when a head fits one, the accumulated dimension split over as few blocks as possible, every
+    // sequence tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1,
+    // 768) than one batch block over twice the row blocks), wide blocks, then the parallel dimension over as
+    // many blocks as possible, full blocks, and as much of R in registers as fits.
+    m.search({v.batch_chunks, v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks,
+              v.row_blocks, v.warps, v.row_warps, v.k_tiles_in_registers});
+    m.prefer(v.batch_chunks, constrint::Prefer::Min);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
@@ -398,6 +406,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.heads_per_launch = as_int(s[v.heads_per_launch]);
     t.launches = r.heads / t.heads_per_launch;
     t.batch_blocks = as_int(s[v.batch_blocks]);
+    t.batch_chunks = as_int(s[v.batch_chunks]);
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
