@@ -188,8 +188,10 @@ TEST_CASE("fused backend: batch chunks of a small head") {
 
 TEST_CASE("fused backend: batch chunks at (1, 768), forward and backward") {
     check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward}, 3381);
-    check_chunks({Cell::gru, DType::fp16, {2, 256, 1, 768}, FusedPass::backward}, 3382);
     check_chunks({Cell::lstm, DType::bf16, {2, 1024, 1, 768}, FusedPass::forward}, 3383);
+    // Fails on the H100 (2026-11-24): refused after the compiler spilled 8 bytes (257 registers) with
+    // no R in registers and 1 batch tile per chunk; GRU fp16 backward at B = 16 runs (issue 18).
+    check_chunks({Cell::gru, DType::fp16, {2, 256, 1, 768}, FusedPass::backward}, 3382);
 }
 
 TEST_CASE("fused backend: the largest head dimension of this GPU") {
