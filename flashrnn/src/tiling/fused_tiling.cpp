@@ -203,8 +203,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "the heads of a launch divide the " + str(r.heads) + " heads");
 
     // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks and, inside
-    // a block, over chunks that it runs one after the other, the whole sequence each (the kernels
-    // loop over them): a block holds the accumulators, operands and states of one chunk at a time.
+    // a block, over chunks that it runs one after the other, the whole sequence each (one launch per
+    // chunk): a block holds the accumulators, operands and states of one chunk at a time.
     m.add(v.batch_parts == v.batch_blocks * v.batch_chunks, "batch parts = batch blocks x chunks per block");
     ceil_split(m, Expr(p.batch_tiles), v.batch_parts, v.batch_tiles_per_block,
                "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n) +
@@ -360,8 +360,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one chunk per block (each chunk more repeats the whole sequence; with one
-    // chunk the kernels run exactly as without the loop), one launch for all heads, no exchange between
+    // Preferences (App. D): one chunk per block (each chunk more is one more launch of the whole
+    // sequence), one launch for all heads, no exchange between
     // blocks when a head fits one, the accumulated dimension split over as few blocks as possible, every
     // sequence tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1,
     // 768) than one batch block over twice the row blocks), wide blocks, then the parallel dimension over as

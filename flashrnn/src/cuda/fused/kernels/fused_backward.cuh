@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
     float* carry = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
-    BlockPlace place(p.head_offset);
+    const BlockPlace place(p.head_offset, p.batch_chunk);
     const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
@@ -41,6 +41,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, place.unit_base + row)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+        operand[i] = to_operand(0.0f);
+    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block)
+        carry[i] = 0.0f;
+    __syncthreads();
 
     // What step t's derivative reads besides the carry and R^T dg (none of it depends on the
     // recurrence): loaded one step ahead, so that its latency leaves the chain, and kept as loaded
@@ -73,101 +78,88 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // exchange T - t + 1 or from d_gates after the group's barrier.
     const StepExchange<G_REC * Traits::head_dim> exchange(p.exchange, place);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
-    unsigned arrivals = 0, exchanges = 0; // over the whole launch, every chunk
-    // The batch chunks one after the other, the whole sequence each (R^T stays loaded): the block's
-    // carry and operand hold one chunk. With one chunk this is the kernel without the loop.
-    for (int chunk = 0; chunk < Traits::batch_chunks; ++chunk) {
-        place.start_chunk(chunk);
-        if (chunk > 0) __syncthreads(); // the previous chunk's last products and carry are read
-        for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
-            operand[i] = to_operand(0.0f);
-        for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block)
-            carry[i] = 0.0f;
+    unsigned arrivals = 0;
+    StepInputs upcoming;
+    load_inputs(T, upcoming);
+    for (long long t = T; t >= 1; --t) {
+        const StepInputs in = upcoming;
+        load_inputs(t - 1, upcoming);
+        // The cell's derivative at step t (states t-1 -> t) for the block's units.
+        Element sent[kItems][G_REC]; // the gate gradients that multiply R^T, of each item
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const PointwiseItem it(item, place);
+#pragma unroll
+            for (int k = 0; k < G_REC; ++k)
+                sent[item][k] = from_float(0.0f);
+            if (!it.live) continue;
+            const int n = it.n, unit = it.unit;
+            float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
+#pragma unroll
+            for (int s = 0; s < S; ++s) {
+                upstream[s] = to_float(in.upstream[item][s]) + carry[(s * kBatchRows + n) * kUnits + unit];
+                if (d_last && t == T) upstream[s] += to_float(d_last[l.single.offset(s, it.b, h, it.d)]);
+                previous[s] = to_float(in.previous[item][s]);
+                next[s] = to_float(in.next[item][s]);
+            }
+            if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
+            Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] =
+                    from_float(d_gate[Cell::gate_of_input_row(k)]);
+#pragma unroll
+            for (int slot = 0; slot < G; ++slot) {
+                const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
+                d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
+                if (slot >= G_REC) continue;
+                sent[item][slot] = out;
+                if (!Traits::cooperative)
+                    operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
+            }
+        }
+        if (!through_r_flows) continue;
+
+        // The gradient through R for step t-1: R^T times every gate gradient of the head.
+        if (Traits::cooperative) {
+            if constexpr (Traits::tagged_exchange) {
+                const unsigned number = static_cast<unsigned>(T - t + 1);
+#pragma unroll
+                for (int item = 0; item < kItems; ++item) {
+                    const PointwiseItem it(item, place);
+#pragma unroll
+                    for (int slot = 0; slot < G_REC; ++slot)
+                        exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot],
+                                      it.live);
+                }
+                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+            } else {
+                arrivals += Traits::row_blocks;
+                group_barrier(barrier, arrivals);
+                gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
+                    const int b = place.batch_base + n;
+                    return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
+                });
+            }
+        }
         __syncthreads();
-        StepInputs upcoming;
-        load_inputs(T, upcoming);
-        for (long long t = T; t >= 1; --t) {
-            const StepInputs in = upcoming;
-            load_inputs(t - 1, upcoming);
-            // The cell's derivative at step t (states t-1 -> t) for the block's units.
-            Element sent[kItems][G_REC]; // the gate gradients that multiply R^T, of each item
-#pragma unroll
-            for (int item = 0; item < kItems; ++item) {
-                const PointwiseItem it(item, place);
-#pragma unroll
-                for (int k = 0; k < G_REC; ++k)
-                    sent[item][k] = from_float(0.0f);
-                if (!it.live) continue;
-                const int n = it.n, unit = it.unit;
-                float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
-#pragma unroll
-                for (int s = 0; s < S; ++s) {
-                    upstream[s] =
-                        to_float(in.upstream[item][s]) + carry[(s * kBatchRows + n) * kUnits + unit];
-                    if (d_last && t == T) upstream[s] += to_float(d_last[l.single.offset(s, it.b, h, it.d)]);
-                    previous[s] = to_float(in.previous[item][s]);
-                    next[s] = to_float(in.next[item][s]);
-                }
-                if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
-                Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
-#pragma unroll
-                for (int s = 0; s < S; ++s)
-                    carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
-#pragma unroll
-                for (int k = 0; k < Cell::num_input_gates; ++k)
-                    d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] =
-                        from_float(d_gate[Cell::gate_of_input_row(k)]);
-#pragma unroll
-                for (int slot = 0; slot < G; ++slot) {
-                    const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
-                    d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
-                    if (slot >= G_REC) continue;
-                    sent[item][slot] = out;
-                    if (!Traits::cooperative)
-                        operand[n * kOperandStride + slot * Traits::head_dim + it.d] =
-                            to_operand(to_float(out));
-                }
-            }
-            if (!through_r_flows) continue;
+        product.run(operand, partials);
+        __syncthreads();
+    }
+    __syncthreads(); // the carry of other threads' items (a cut gradient skips the loop's barriers)
 
-            // The gradient through R for step t-1: R^T times every gate gradient of the head.
-            if (Traits::cooperative) {
-                if constexpr (Traits::tagged_exchange) {
-                    const unsigned number = ++exchanges;
-#pragma unroll
-                    for (int item = 0; item < kItems; ++item) {
-                        const PointwiseItem it(item, place);
-#pragma unroll
-                        for (int slot = 0; slot < G_REC; ++slot)
-                            exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot],
-                                          it.live);
-                    }
-                    exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
-                } else {
-                    arrivals += Traits::row_blocks;
-                    group_barrier(barrier, arrivals);
-                    gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
-                        const int b = place.batch_base + n;
-                        return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
-                    });
-                }
-            }
-            __syncthreads();
-            product.run(operand, partials);
-            __syncthreads();
-        }
-        __syncthreads(); // the carry of other threads' items (a cut gradient skips the loop's barriers)
-
-        // The initial states' gradient: the carry, R^T dg of step 1 and the upstream gradient at t = 0.
-        for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block) {
-            const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
-            const int b = place.batch_base + n, d = place.unit_base + unit;
-            if (b >= batch) continue;
-            float gradient = carry[i];
-            if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
-            if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
-            static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
-        }
+    // The initial states' gradient: the carry, R^T dg of step 1 and the upstream gradient at t = 0.
+    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block) {
+        const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
+        const int b = place.batch_base + n, d = place.unit_base + unit;
+        if (b >= batch) continue;
+        float gradient = carry[i];
+        if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
+        if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
+        static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
     }
 }
 

@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
     float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
-    BlockPlace place(p.head_offset);
+    const BlockPlace place(p.head_offset, p.batch_chunk);
     const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
 
@@ -34,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // or from the states tensor after the group's barrier.
     const StepExchange<Traits::head_dim> exchange(p.exchange, place);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
-    unsigned arrivals = 0, exchanges = 0; // over the whole launch, every chunk
+    unsigned arrivals = 0;
     // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
     // so that loads issued a step ahead are not waited for where they are issued.
     using StepInputs = Element[kItems][Cell::num_input_gates];
@@ -60,113 +60,106 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 
     for (int i = threadIdx.x; i < G * kUnits; i += Traits::threads_per_block)
         bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, place.unit_base + i % kUnits)]);
-    // The batch chunks one after the other, the whole sequence each (R stays loaded): the block's
-    // states and operand hold one chunk. With one chunk this is the kernel without the loop.
-    for (int chunk = 0; chunk < Traits::batch_chunks; ++chunk) {
-        place.start_chunk(chunk);
-        if (chunk > 0) __syncthreads(); // the previous chunk's last step has read its states
-        // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
-        // copied to states[:, 0] and become the first operand.
-        for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
-            operand[i] = to_operand(0.0f);
+    // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
+    // copied to states[:, 0] and become the first operand.
+    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+        operand[i] = to_operand(0.0f);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
+        const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
+        for (int s = 0; s < S; ++s) {
+            float value = 0.0f;
+            if (b < batch) {
+                const Element x = static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
+                value = to_float(x);
+                states[l.sequence.offset(s, 0, b, h, d)] = x;
+                if (!Traits::cooperative && s == 0) operand[n * kOperandStride + d] = to_operand(value);
+            }
+            cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
+        }
+    }
+    if (Traits::cooperative) // the initial state of every unit, as given (after the zeroing's barrier)
+        gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+            const int b = place.batch_base + n;
+            return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
+                             : nullptr;
+        });
+    __syncthreads();
+
+    // The next step's inputs are loaded while this step computes: their latency leaves the chain.
+    StepInputs upcoming;
+    load_inputs(0, upcoming);
+    for (long long t = 0; t < T; ++t) {
+        StepInputs inputs;
+#pragma unroll
+        for (int item = 0; item < kItems; ++item)
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                inputs[item][k] = upcoming[item][k];
+        load_inputs(t + 1, upcoming);
+
+        product.run(operand, partials);
         __syncthreads();
-        for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
-            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
+
+        Element sent[kItems]; // the state that multiplies R, of each item
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) {
+            const PointwiseItem it(item, place);
+            sent[item] = from_float(0.0f);
+            if (!it.live) continue;
+            float pre[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                pre[g] = bias_of[g * kUnits + it.unit];
+#pragma unroll
+            for (int k = 0; k < Cell::num_input_gates; ++k)
+                pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
+#pragma unroll
+            for (int k = 0; k < G_REC; ++k)
+                pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
+            float previous[S], next[S];
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                previous[s] = cell_states[(s * kBatchRows + it.n) * kUnits + it.unit];
+            Cell::forward(pre, previous, next);
+#pragma unroll
             for (int s = 0; s < S; ++s) {
-                float value = 0.0f;
-                if (b < batch) {
-                    const Element x =
-                        static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
-                    value = to_float(x);
-                    states[l.sequence.offset(s, 0, b, h, d)] = x;
-                    if (!Traits::cooperative && s == 0) operand[n * kOperandStride + d] = to_operand(value);
-                }
-                cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
+                cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
+                const Element out = from_float(next[s]);
+                states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
+                if (p.last_state && t + 1 == T)
+                    static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
+                if (s == 0) sent[item] = out;
+            }
+            if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
+            if (p.gate_cache) {
+#pragma unroll
+                for (int slot = 0; slot < G; ++slot)
+                    p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] =
+                        pre[alternating::gate_of_slot<Cell>(slot)];
             }
         }
-        if (Traits::cooperative) // the initial state of every unit, as given (after the zeroing's barrier)
-            gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
-                const int b = place.batch_base + n;
-                return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
-                                 : nullptr;
-            });
+
+        if (Traits::cooperative) {
+            if (t + 1 == T) break;
+            if constexpr (Traits::tagged_exchange) {
+                const unsigned number = static_cast<unsigned>(t + 1);
+#pragma unroll
+                for (int item = 0; item < kItems; ++item) {
+                    const PointwiseItem it(item, place);
+                    exchange.send(number, it.n, it.d, sent[item], it.live);
+                }
+                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+            } else {
+                arrivals += Traits::row_blocks;
+                group_barrier(barrier, arrivals);
+                gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+                    const int b = place.batch_base + n;
+                    return b < batch ? states + l.sequence.offset(0, t + 1, b, h, 0) : nullptr;
+                });
+            }
+        }
         __syncthreads();
-
-        // The next step's inputs are loaded while this step computes: their latency leaves the chain.
-        StepInputs upcoming;
-        load_inputs(0, upcoming);
-        for (long long t = 0; t < T; ++t) {
-            StepInputs inputs;
-#pragma unroll
-            for (int item = 0; item < kItems; ++item)
-#pragma unroll
-                for (int k = 0; k < Cell::num_input_gates; ++k)
-                    inputs[item][k] = upcoming[item][k];
-            load_inputs(t + 1, upcoming);
-
-            product.run(operand, partials);
-            __syncthreads();
-
-            Element sent[kItems]; // the state that multiplies R, of each item
-#pragma unroll
-            for (int item = 0; item < kItems; ++item) {
-                const PointwiseItem it(item, place);
-                sent[item] = from_float(0.0f);
-                if (!it.live) continue;
-                float pre[G];
-#pragma unroll
-                for (int g = 0; g < G; ++g)
-                    pre[g] = bias_of[g * kUnits + it.unit];
-#pragma unroll
-                for (int k = 0; k < Cell::num_input_gates; ++k)
-                    pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
-#pragma unroll
-                for (int k = 0; k < G_REC; ++k)
-                    pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
-                float previous[S], next[S];
-#pragma unroll
-                for (int s = 0; s < S; ++s)
-                    previous[s] = cell_states[(s * kBatchRows + it.n) * kUnits + it.unit];
-                Cell::forward(pre, previous, next);
-#pragma unroll
-                for (int s = 0; s < S; ++s) {
-                    cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
-                    const Element out = from_float(next[s]);
-                    states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
-                    if (p.last_state && t + 1 == T)
-                        static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
-                    if (s == 0) sent[item] = out;
-                }
-                if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
-                if (p.gate_cache) {
-#pragma unroll
-                    for (int slot = 0; slot < G; ++slot)
-                        p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] =
-                            pre[alternating::gate_of_slot<Cell>(slot)];
-                }
-            }
-
-            if (Traits::cooperative) {
-                if (t + 1 == T) break;
-                if constexpr (Traits::tagged_exchange) {
-                    const unsigned number = ++exchanges;
-#pragma unroll
-                    for (int item = 0; item < kItems; ++item) {
-                        const PointwiseItem it(item, place);
-                        exchange.send(number, it.n, it.d, sent[item], it.live);
-                    }
-                    exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
-                } else {
-                    arrivals += Traits::row_blocks;
-                    group_barrier(barrier, arrivals);
-                    gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
-                        const int b = place.batch_base + n;
-                        return b < batch ? states + l.sequence.offset(0, t + 1, b, h, 0) : nullptr;
-                    });
-                }
-            }
-            __syncthreads();
-        }
     }
 }
 
