@@ -66,9 +66,12 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // states before and after, upstream gradients).
     const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+    // Forward above B = 32 each item past the first also costs 9 (its indices and addresses).
     const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
+    const int further_item_registers = forward && r.batch > 32 ? 9 : 0;
     const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block +
-                          2 + item_registers * items + r.overhead_registers_per_thread;
+                          2 + item_registers * items + further_item_registers * (items - 1) +
+                          r.overhead_registers_per_thread;
     CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
     CHECK(t.registers_per_thread == registers);
     CHECK(registers <= limits.max_registers_per_thread);
