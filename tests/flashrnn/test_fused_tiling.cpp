@@ -41,8 +41,11 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // Heads, batch, rows and k are covered, with no empty part.
     CHECK(r.heads % t.heads_per_launch == 0);
     CHECK(t.launches * t.heads_per_launch == r.heads);
-    CHECK(std::int64_t(t.batch_blocks) * t.batch_tiles_per_block * t.mma_n >= r.batch);
-    CHECK(std::int64_t(t.batch_blocks - 1) * t.batch_tiles_per_block * t.mma_n < r.batch);
+    // The batch: batch_blocks x batch_chunks parts (chunks run one after the other in a block).
+    const std::int64_t batch_parts = std::int64_t(t.batch_blocks) * t.batch_chunks;
+    CHECK(t.batch_chunks >= 1);
+    CHECK(batch_parts * t.batch_tiles_per_block * t.mma_n >= r.batch);
+    CHECK((batch_parts - 1) * t.batch_tiles_per_block * t.mma_n < r.batch);
     CHECK(t.row_blocks * t.units_per_block == r.head_dim);
     const int rows_per_block = t.rows_per_unit * t.units_per_block;
     CHECK(t.row_tiles_per_block == ceil_div(rows_per_block, t.mma_m));
@@ -63,9 +66,12 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // states before and after, upstream gradients).
     const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+    // Forward above B = 32 each item past the first also costs 9 (its indices and addresses).
     const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
+    const int further_item_registers = forward && r.batch > 32 ? 9 : 0;
     const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block +
-                          2 + item_registers * items + r.overhead_registers_per_thread;
+                          2 + item_registers * items + further_item_registers * (items - 1) +
+                          r.overhead_registers_per_thread;
     CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
     CHECK(t.registers_per_thread == registers);
     CHECK(registers <= limits.max_registers_per_thread);
@@ -181,6 +187,48 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
     CHECK(solved + refused == 6 * 4 * 3 * 2 * 2 * 4 * 3);
     MESSAGE(solved << " configurations checked, " << refused << " sizes refused with an explanation");
     CHECK(refused * 20 < solved);
+}
+
+TEST_CASE("fused tiling: every batch from 1 to 1024 at every head size admitted at batch 16 (batch chunks)") {
+    // The model sees the batch as mma_n-wide tiles: every B of a tile count has the configuration
+    // of the largest B of that count (checked on one shape below, B = 1..64); the grid spans 1..1024.
+    for (std::string_view name : {"h100_sxm", "l4"}) {
+        const DeviceLimits limits = preset(name);
+        for (Cell cell : all_cells)
+            for (DType dtype : kDTypes)
+                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                    for (auto [heads, head_dim] : {std::pair{1, 768}, {12, 64}, {1, 24}}) {
+                        CAPTURE(name);
+                        CAPTURE(to_string(pass));
+                        CAPTURE(cell_info(cell).name);
+                        CAPTURE(to_string(dtype));
+                        CAPTURE(heads);
+                        CAPTURE(head_dim);
+                        if (!fused_tiling_exists(limits, request_of(pass, cell, dtype, heads, head_dim, 16)))
+                            continue;
+                        for (int batch : {1, 2, 3, 17, 64, 100, 256, 513, 1024}) {
+                            CAPTURE(batch);
+                            const FusedTilingRequest r =
+                                request_of(pass, cell, dtype, heads, head_dim, batch);
+                            const FusedKernelTraits t = choose_fused_tiling(limits, r).traits;
+                            check_fits(limits, r, t);
+                        }
+                    }
+    }
+    const DeviceLimits h100 = preset("h100_sxm");
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+        for (int batch = 1; batch <= 64; ++batch) {
+            CAPTURE(batch);
+            const FusedTilingRequest r = request_of(pass, Cell::lstm, DType::bf16, 1, 768, batch);
+            FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+            check_fits(h100, r, t);
+            FusedKernelTraits largest = choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, 1,
+                                                                             768, (batch + 7) / 8 * 8))
+                                            .traits;
+            largest.batch = t.batch;
+            CHECK(t == largest);
+            if (batch <= 32) CHECK(t.batch_chunks == 1); // the configurations measured before chunks
+        }
 }
 
 TEST_CASE(

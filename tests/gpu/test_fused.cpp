@@ -145,6 +145,56 @@ TEST_CASE("fused backend: a batch of 64") {
     check_cell(fused_backend, Cell::lstm, DType::fp16, {7, 64, 12, 64}, RecurrentGradient::full(), 3300);
 }
 
+TEST_CASE("fused backend: every batch size of the grid") {
+    std::uint64_t seed = 3350;
+    for (std::int64_t batch : {1, 2, 3, 17, 64, 100, 256, 1024}) {
+        CAPTURE(batch);
+        check_cell(fused_backend, Cell::lstm, DType::bf16, {3, batch, 2, 48}, RecurrentGradient::full(),
+                   ++seed);
+    }
+    for (Cell cell : all_cells)
+        for (DType dtype : kDTypes)
+            for (std::int64_t batch : {3, 100, 1024}) {
+                CAPTURE(batch);
+                check_cell(fused_backend, cell, dtype, {2, batch, 1, 32}, RecurrentGradient::full(), ++seed);
+            }
+}
+
+// A block that runs its batch in chunks, one after the other, the whole sequence each: shapes where
+// the model (h100_sxm) chooses several chunks, forward or backward. The small one also runs under
+// compute-sanitizer (tests/gpu/run.sh).
+namespace {
+
+struct ChunkCase {
+    Cell cell;
+    DType dtype;
+    Case shape;
+    FusedPass chunked; // the pass that runs in chunks
+};
+
+void check_chunks(const ChunkCase& c, std::uint64_t seed) {
+    const ProblemShape shape{c.shape.T, c.shape.B, c.shape.NH, c.shape.DH};
+    const FusedKernelTraits t = fused::traits({c.cell, c.dtype, shape}, c.chunked);
+    CAPTURE(describe(t));
+    CHECK(t.batch_chunks > 1);
+    check_cell(fused_backend, c.cell, c.dtype, c.shape, RecurrentGradient::full(), seed);
+}
+
+} // namespace
+
+TEST_CASE("fused backend: batch chunks of a small head") {
+    check_chunks({Cell::slstm, DType::fp32, {3, 100, 2, 512}, FusedPass::backward}, 3380);
+}
+
+TEST_CASE("fused backend: batch chunks at (1, 768), forward and backward") {
+    check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward}, 3381);
+    check_chunks({Cell::lstm, DType::bf16, {2, 1024, 1, 768}, FusedPass::forward}, 3383);
+    // Refused on the H100 (2026-11-24) when the kernels looped over the chunks (ptxas spilled in every
+    // configuration the feedback tried); with one launch per chunk the register feedback loop without
+    // a GPU ends in 4 compiles, 168 registers, no spill (test_fused_register_feedback.cpp).
+    check_chunks({Cell::gru, DType::fp16, {2, 256, 1, 768}, FusedPass::backward}, 3382);
+}
+
 TEST_CASE("fused backend: the largest head dimension of this GPU") {
     std::uint64_t seed = 3400;
     const std::pair<Cell, DType> cases[] = {{Cell::lstm, DType::bf16},

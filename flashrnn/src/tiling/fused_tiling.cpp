@@ -59,14 +59,23 @@ MmaInput mma_input_of(DType dtype) {
 // upstream gradients).
 struct RegisterCosts {
     int tile = 0, accumulator = 0, operand = 0, item = 0;
+    // Each forward item past the first also keeps its own indices and addresses live across the step
+    // (the first one's are part of the rest of the kernel). Measured with ptxas for sm_90, Elman bf16
+    // forward at (1, 768): 1 to 8 items per thread needed about 9 registers per item more than the
+    // prefetched inputs (B 512, 8 items: 168 registers and 304 bytes of spills against 166 modelled);
+    // without it the feedback refused B = 1024 (24 items spilled). Counted only above B = 32, so that
+    // the configurations run on the GPU at B <= 32 stay as they are.
+    int further_item = 0;
 };
 
 RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_bytes, int warp_size,
-                                const CellInfo& cell, FusedPass pass) {
+                                const CellInfo& cell, FusedPass pass, int batch) {
     const int lane_bytes = warp_size * kRegisterBytes;
+    const bool forward = pass == FusedPass::forward;
     return {mma_m * mma_k * element_bytes / lane_bytes, mma_m * mma_n * 4 / lane_bytes,
             mma_k * mma_n * element_bytes / lane_bytes,
-            pass == FusedPass::forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states};
+            forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states,
+            forward && batch > 32 ? 9 : 0};
 }
 
 // Registers per thread: R's fragments held in registers, the accumulators of one row tile over the
@@ -76,7 +85,7 @@ template <class Number>
 Number registers_of(const RegisterCosts& c, const Number& r_registers, const Number& batch_tiles_per_block,
                     const Number& items_per_thread, int rest) {
     return r_registers + c.accumulator * batch_tiles_per_block + c.item * items_per_thread +
-           (c.operand + rest);
+           c.further_item * (items_per_thread - 1) + (c.operand + rest);
 }
 
 // The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
@@ -124,16 +133,16 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     p.k_tiles = ceil_div(p.k_length, p.mma.k);
     p.batch_tiles = ceil_div(request.batch, p.mma.n);
     p.max_warps = std::min(request.max_threads_per_block, limits.max_threads_per_block) / limits.warp_size;
-    p.registers =
-        register_costs_of(p.mma.m, p.mma.n, p.mma.k, p.element_bytes, limits.warp_size, p.cell, request.pass);
+    p.registers = register_costs_of(p.mma.m, p.mma.n, p.mma.k, p.element_bytes, limits.warp_size, p.cell,
+                                    request.pass, request.batch);
     p.overhead_registers = request.overhead_registers_per_thread;
     return p;
 }
 
 // The model's variables (the decisions and the quantities derived from them).
 struct Variables {
-    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, warps, row_warps,
-        k_tiles_in_registers;
+    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, batch_chunks, batch_parts, warps,
+        row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
     Var shared_memory_bytes, items_per_thread, wide_blocks;
@@ -175,6 +184,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("k_blocks", 1, p.k_tiles),
         var("row_blocks", 1, dh),
         var("batch_blocks", 1, p.batch_tiles),
+        var("batch_chunks", 1, p.batch_tiles),
+        var("batch_parts", 1, p.batch_tiles),
         var("warps", 1, p.max_warps),
         var("row_warps", 1, p.max_warps),
         var("k_tiles_in_registers", 0, p.k_tiles),
@@ -200,9 +211,13 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add(constrint::divides(v.heads_per_launch, Expr(r.heads)),
           "the heads of a launch divide the " + str(r.heads) + " heads");
 
-    // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks.
-    ceil_split(m, Expr(p.batch_tiles), v.batch_blocks, v.batch_tiles_per_block,
-               "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n));
+    // Batch: tiles of mma_n sequences (the batch padded), split over independent blocks and, inside
+    // a block, over chunks that it runs one after the other, the whole sequence each (one launch per
+    // chunk): a block holds the accumulators, operands and states of one chunk at a time.
+    m.add(v.batch_parts == v.batch_blocks * v.batch_chunks, "batch parts = batch blocks x chunks per block");
+    ceil_split(m, Expr(p.batch_tiles), v.batch_parts, v.batch_tiles_per_block,
+               "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n) +
+                   " over chunks of blocks");
 
     // Rows: a block computes whole state units (every gate of them forward), unit-major.
     m.add(v.row_blocks * v.units_per_block == Expr(dh),
@@ -252,7 +267,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
                                                        p.overhead_registers),
           "registers per thread = " + str(p.registers.tile) + " per R tile in registers + " +
               str(p.registers.accumulator) + " per batch tile of accumulators + " + str(p.registers.item) +
-              " per pointwise item + " + str(p.registers.operand + p.overhead_registers) +
+              " per pointwise item (" + str(p.registers.item + p.registers.further_item) +
+              " past the first) + " + str(p.registers.operand + p.overhead_registers) +
               " for the rest of the kernel");
     const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
     m.add(v.allocated_registers_per_thread % granule == 0, "registers are allocated in units of " +
@@ -319,10 +335,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
             continue;
         }
         if (f.spill_bytes <= 0) continue;
-        m.add(v.r_registers_per_thread < f.traits.r_registers_per_thread,
+        // A spill excludes every configuration that holds as much of R and as many batch tiles at once
+        // (a smaller chunk needs fewer accumulators and pointwise items: measured on the H100, GRU fp16
+        // backward at (1, 768), B = 256, spilled 8 bytes with 2 tiles per chunk and no R in registers).
+        m.add((v.r_registers_per_thread < f.traits.r_registers_per_thread) |
+                  (v.batch_tiles_per_block < f.traits.batch_tiles_per_block),
               "the compiler spilled " + str(f.spill_bytes) + " bytes with " +
                   str(f.traits.r_registers_per_thread) + " registers of R per thread (" +
-                  str(f.registers_per_thread) + " used): fewer R registers per thread");
+                  str(f.registers_per_thread) + " used) and " + str(f.traits.batch_tiles_per_block) +
+                  " batch tiles per chunk: fewer R registers per thread or fewer batch tiles per chunk");
     }
 
     // Redundant summaries, last so that an explanation keeps them: what R needs against what the
@@ -349,13 +370,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one launch for all heads, no exchange between blocks when a head fits one,
-    // the accumulated dimension split over as few blocks as possible, every sequence tile its own
-    // block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than one
-    // batch block over twice the row blocks), wide blocks, then the parallel dimension over as many
-    // blocks as possible, full blocks, and as much of R in registers as fits.
-    m.search({v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks,
-              v.warps, v.row_warps, v.k_tiles_in_registers});
+    // Preferences (App. D): one chunk per block (each chunk more is one more launch of the whole
+    // sequence), one launch for all heads, no exchange between
+    // blocks when a head fits one, the accumulated dimension split over as few blocks as possible, every
+    // sequence tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1,
+    // 768) than one batch block over twice the row blocks), wide blocks, then the parallel dimension over as
+    // many blocks as possible, full blocks, and as much of R in registers as fits.
+    m.search({v.batch_chunks, v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks,
+              v.row_blocks, v.warps, v.row_warps, v.k_tiles_in_registers});
+    m.prefer(v.batch_chunks, constrint::Prefer::Min);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
@@ -398,6 +421,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.heads_per_launch = as_int(s[v.heads_per_launch]);
     t.launches = r.heads / t.heads_per_launch;
     t.batch_blocks = as_int(s[v.batch_blocks]);
+    t.batch_chunks = as_int(s[v.batch_chunks]);
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
@@ -490,7 +514,7 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedbac
             throw std::invalid_argument("with_feedback: the report's traits have no warp size (warp_size " +
                                         str(t.warp_size) + "; traits come from choose_fused_tiling)");
         const RegisterCosts costs = register_costs_of(t.mma_m, t.mma_n, t.mma_k, t.element_bytes, t.warp_size,
-                                                      cell_info(t.cell), t.pass);
+                                                      cell_info(t.cell), t.pass, t.batch);
         const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
         const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
         const int modelled = registers_of(costs, t.r_registers_per_thread, t.batch_tiles_per_block, items, 0);

@@ -60,7 +60,11 @@ struct FusedKernelTraits {
     // Grid: heads_per_launch * batch_blocks * row_blocks * k_blocks blocks per launch.
     int heads_per_launch = 0; // heads of one launch (divides NH); launches = NH / heads_per_launch
     int launches = 0;
-    int batch_blocks = 0;     // blocks along the batch, each with its own copy of its part of R
+    int batch_blocks = 0; // blocks along the batch, each with its own copy of its part of R
+    // Batch chunks of one block: it runs the whole sequence for one chunk of batch_tiles_per_block
+    // tiles, then for the next (R stays on chip, the accumulators and pointwise items scale with the
+    // chunk, not with B). 1 at every batch where the block's tiles fit at once.
+    int batch_chunks = 0;
     int row_blocks = 0;       // blocks along the rows (the paper's B_G forward, B_S backward)
     int k_blocks = 0;         // blocks along the accumulated dimension (partial sums through memory)
     bool cooperative = false; // a head spans several blocks: they exchange the state each step
@@ -74,7 +78,7 @@ struct FusedKernelTraits {
     int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)
     int row_tiles_per_block = 0;   // mma_m-row tiles of the block (its rows rounded up to tiles)
     int k_tiles_per_block = 0;     // mma_k-column tiles of the block's accumulated slice
-    int batch_tiles_per_block = 0; // mma_n-wide batch tiles per block (the batch padded to tiles)
+    int batch_tiles_per_block = 0; // mma_n-wide batch tiles a block holds at once (one chunk)
     int row_warps = 0;             // warps along the rows
     int k_warps = 0;               // warps along the accumulated dimension (summed in shared memory)
     int threads_per_block = 0;

@@ -221,7 +221,7 @@ LoadedKernel kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass
 // The step exchange's words of every group of every launch (none when no head is split).
 std::int64_t exchange_words(const FusedKernelTraits& t) {
     if (!t.cooperative) return 0;
-    return static_cast<std::int64_t>(t.launches) * t.heads_per_launch * t.batch_blocks *
+    return static_cast<std::int64_t>(t.launches) * t.batch_chunks * t.heads_per_launch * t.batch_blocks *
            exchange_words_per_group(t);
 }
 
@@ -253,16 +253,18 @@ TensorLayouts layouts_of(Cell cell, const ProblemShape& p) {
             state_sequence_layout(info, p), {p.batch, p.heads, info.num_gates, p.head_dim}};
 }
 
-// One launch per group of heads (traits.launches); each launch's step exchange is its own, zeroed
-// first (its words carry exchange numbers from 1).
+// One launch per group of heads (traits.launches) and chunk of the blocks' batch (traits.batch_chunks,
+// one after the other in the stream); each launch's step exchange is its own, zeroed first (its words
+// carry exchange numbers from 1).
 template <class Params>
 void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchange, Stream stream) {
     const FusedKernelTraits& t = k.traits;
     if (t.cooperative)
         cuda::check(cudaMemsetAsync(exchange, 0, exchange_words(t) * sizeof(unsigned long long), stream),
                     "cudaMemsetAsync (step exchange)");
-    for (int launch = 0; launch < t.launches; ++launch) {
-        params.head_offset = launch * t.heads_per_launch;
+    for (int launch = 0; launch < t.launches * t.batch_chunks; ++launch) {
+        params.head_offset = launch / t.batch_chunks * t.heads_per_launch;
+        params.batch_chunk = launch % t.batch_chunks;
         params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
         cudaLaunchConfig_t config{};
         config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
@@ -340,6 +342,7 @@ void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream s
                                args.last_state.data,
                                static_cast<float*>(args.gate_cache.data),
                                nullptr,
+                               0,
                                0};
     launch_all(k, params, exchange, stream);
 }
@@ -364,6 +367,7 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
         w.d_gates,
         args.d_initial_states.data,
         nullptr,
+        0,
         0,
         {policy.mode == RecurrentGradient::Mode::clipped, static_cast<float>(policy.clip_value)},
         policy.mode == RecurrentGradient::Mode::cut ? 1 : 0};

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
     float* carry = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
-    const BlockPlace place(p.head_offset);
+    const BlockPlace place(p.head_offset, p.batch_chunk);
     const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;

@@ -344,16 +344,20 @@ __device__ inline TensorLayouts compiled_layouts(const TensorLayouts& given) {
     return l;
 }
 
-// Where a block works: its head, batch block and row block, from blockIdx.x.
+// Where a block works: its head, batch block and row block, from blockIdx.x, and the chunk of its
+// batch block that this launch runs (a batch block of batch_chunks chunks runs them in as many
+// launches, one after the other, the whole sequence each; chunk c of batch block k holds the rows of
+// part k * batch_chunks + c).
 struct BlockPlace {
     int head, group, row_block, batch_base, unit_base;
-    __device__ explicit BlockPlace(int head_offset) {
+    __device__ BlockPlace(int head_offset, int batch_chunk) {
         row_block = blockIdx.x % Traits::row_blocks;
         unit_base = row_block * kUnits;
         group = blockIdx.x / Traits::row_blocks;
         const int batch_block = group % Traits::batch_blocks;
         head = head_offset + group / Traits::batch_blocks;
-        batch_base = batch_block * kBatchRows;
+        const int chunk = Traits::batch_chunks > 1 ? batch_chunk : 0; // one chunk: the kernel as before
+        batch_base = (batch_block * Traits::batch_chunks + chunk) * kBatchRows;
     }
 };
 

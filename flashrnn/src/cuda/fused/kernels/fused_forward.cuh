@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
     float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
 
-    const BlockPlace place(p.head_offset);
+    const BlockPlace place(p.head_offset, p.batch_chunk);
     const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
 

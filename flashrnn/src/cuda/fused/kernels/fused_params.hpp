@@ -41,6 +41,7 @@ struct ForwardParams {
     float* gate_cache;            // out (fp32), or null
     unsigned long long* exchange; // zeroed; the step exchange of the groups that split a head
     int head_offset;              // the first head of this launch
+    int batch_chunk;              // the chunk of each block's batch this launch runs
 };
 
 struct BackwardParams {
@@ -55,6 +56,7 @@ struct BackwardParams {
     void* d_initial_states;   // out
     unsigned long long* exchange;
     int head_offset;
+    int batch_chunk;
     alternating::RecurrentGradientPolicy policy;
     int cut; // no gradient through R
 };
