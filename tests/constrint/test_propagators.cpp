@@ -203,7 +203,9 @@ TEST_CASE("propagators: every spelling of divisibility requires a non-zero divis
         {"x == y * (x / y)", [](const Vars& x) { return x[0] == x[1] * (x[0] / x[1]); }},
     };
     std::uint64_t seed = 910;
-    for (const auto& [name, spelling] : spellings) {
+    for (const Spelling& entry : spellings) {
+        const char* name = entry.first;
+        const auto& spelling = entry.second; // not a structured binding: Clang 14 cannot capture one
         check_propagator(std::string(name) + " | z == 0", domains, divisible_or_z_zero,
                          [&](Model& m, const Vars& x) { m.add(spelling(x) | (x[2] == 0)); }, {200, seed++});
         check_propagator(

@@ -197,7 +197,8 @@ TEST_CASE("fused tiling: every batch from 1 to 1024 at every head size admitted 
         for (Cell cell : all_cells)
             for (DType dtype : kDTypes)
                 for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
-                    for (auto [heads, head_dim] : {std::pair{1, 768}, {12, 64}, {1, 24}}) {
+                    for (const std::pair<int, int>& shape : {std::pair{1, 768}, {12, 64}, {1, 24}}) {
+                        const int heads = shape.first, head_dim = shape.second; // CAPTURE: not a binding
                         CAPTURE(name);
                         CAPTURE(to_string(pass));
                         CAPTURE(cell_info(cell).name);

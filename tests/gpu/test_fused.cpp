@@ -364,6 +364,12 @@ TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong")
     // The automatic backend falls back to the alternating one for it.
     CHECK(rnn::resolve_backend(too_large_problem, rnn::Backend::automatic) == rnn::Backend::alternating);
     CHECK(rnn::resolve_backend(problem, rnn::Backend::automatic) == rnn::Backend::fused);
+    // A batch the fused backend runs in chunks goes to the alternating one (the automatic cost rule).
+    const rnn::Problem chunked{Cell::lstm, DType::bf16, ProblemShape{16, 256, 1, 768}};
+    const bool one_chunk = fused::traits(chunked, FusedPass::forward).batch_chunks == 1 &&
+                           fused::traits(chunked, FusedPass::backward).batch_chunks == 1;
+    CHECK_FALSE(one_chunk);
+    CHECK(rnn::resolve_backend(chunked, rnn::Backend::automatic) == rnn::Backend::alternating);
     cuda_ok(cudaDeviceSynchronize(), "no launch failed");
 }
 
