@@ -10,8 +10,10 @@
 # inside its 10 minutes: "rnn" the recurrent backends' tests, sanitizers and CLI runs (about 6 min on an
 # H100), "scan" tests/gpu/scan.sh (the scans' and the Newton family's tests, sanitizers and the scan
 # benchmark, about 5 min), "python" the flashrnn package's pytest suite with its GPU tests run for real
-# (the wheel in BIN/wheels, built by scripts/build-gpu.sh's caller for this Python; the tree's Python
-# files laid over it), "bench" the LSTM benchmarks.
+# (about 2.5 min; the wheel in BIN/wheels, built for the GPU machine's Python, e.g. with Python 3.12:
+# `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
+# --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90`; the tree's Python files are laid over
+# it), "bench" the LSTM benchmarks.
 # Exit status: non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
