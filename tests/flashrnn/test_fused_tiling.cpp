@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 using namespace flashrnn;
@@ -111,6 +113,14 @@ constexpr std::array<DType, 3> kDTypes{DType::fp32, DType::bf16, DType::fp16};
 
 // The largest head dimension (a multiple of 16) with a configuration, for one head and batch 16:
 // scanned down from what the chip could hold at all, since feasibility is not monotone.
+// What a failing check of a grid names: preset, pass, cell, dtype and the head shape.
+std::string grid_point(std::string_view preset, FusedPass pass, Cell cell, DType dtype, int heads,
+                       int head_dim) {
+    return std::string(preset) + " " + std::string(to_string(pass)) + " " +
+           std::string(cell_info(cell).name) + " " + std::string(to_string(dtype)) + " NH " +
+           std::to_string(heads) + " DH " + std::to_string(head_dim);
+}
+
 int largest_head_dim(const DeviceLimits& limits, Cell cell, DType dtype, bool with_backward) {
     const int g_rec = cell_info(cell).num_recurrent_gates;
     const double chip_bytes = double(limits.sm_count) * (double(limits.registers_per_sm) * 4 +
@@ -159,12 +169,9 @@ TEST_CASE("fused tiling: every preset, cell, dtype and pass over a grid of sizes
                             for (int batch : {1, 3, 64}) {
                                 const FusedTilingRequest r =
                                     request_of(pass, cell, dtype, heads, head_dim, batch);
-                                CAPTURE(name);
-                                CAPTURE(to_string(pass));
-                                CAPTURE(cell_info(cell).name);
-                                CAPTURE(to_string(dtype));
-                                CAPTURE(heads);
-                                CAPTURE(head_dim);
+                                const std::string point =
+                                    grid_point(name, pass, cell, dtype, heads, head_dim);
+                                INFO(point);
                                 CAPTURE(batch);
                                 try {
                                     check_fits(limits, r, choose_fused_tiling(limits, r).traits);
@@ -198,13 +205,9 @@ TEST_CASE("fused tiling: every batch from 1 to 1024 at every head size admitted 
             for (DType dtype : kDTypes)
                 for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
                     for (const std::pair<int, int>& shape : {std::pair{1, 768}, {12, 64}, {1, 24}}) {
-                        const int heads = shape.first, head_dim = shape.second; // CAPTURE: not a binding
-                        CAPTURE(name);
-                        CAPTURE(to_string(pass));
-                        CAPTURE(cell_info(cell).name);
-                        CAPTURE(to_string(dtype));
-                        CAPTURE(heads);
-                        CAPTURE(head_dim);
+                        const auto [heads, head_dim] = shape;
+                        const std::string point = grid_point(name, pass, cell, dtype, heads, head_dim);
+                        INFO(point);
                         if (!fused_tiling_exists(limits, request_of(pass, cell, dtype, heads, head_dim, 16)))
                             continue;
                         for (int batch : {1, 2, 3, 17, 64, 100, 256, 513, 1024}) {

@@ -17,8 +17,9 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
 } // namespace flashrnn::alternating
 
 namespace flashrnn::fused {
-// Whether the fused model has a configuration of both passes on the current GPU (no compilation).
-bool fits(const rnn::Problem& problem);
+// Whether Backend::automatic takes the fused backend for the problem on the current GPU (the cost rule
+// in fused_backend.cpp; remembered per problem, so that the automatic choice costs a lookup per call).
+bool automatic_takes(const rnn::Problem& problem);
 std::size_t forward_workspace_bytes(const rnn::Problem& problem);
 std::size_t backward_workspace_bytes(const rnn::Problem& problem);
 void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream stream);

@@ -295,9 +295,13 @@ void prepare(const rnn::Problem& problem) {
     kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::backward);
 }
 
-// Both passes compiled and loaded, or the model's refusal; the answer is remembered (a refused problem
-// would otherwise be solved and compiled again on every call of the automatic backend).
-bool fits(const rnn::Problem& problem) {
+// The automatic choice's cost rule: both passes compiled and loaded, each running the batch in one
+// chunk. A chunked pass runs the whole sequence once per chunk: measured on the H100 at (NH, DH) =
+// (1, 768), LSTM bf16, T = 1024 (docs/benchmarks.md), up to B = 64 the fused backend was faster than
+// the alternating one or within 5%, at B = 128 and 256, where the model runs the backward in 2 and 4
+// chunks, 1.67x and 2.73x slower forward+backward. Backend::fused still runs every batch. The answer
+// is remembered (a refused problem would otherwise be solved and compiled again on every call).
+bool automatic_takes(const rnn::Problem& problem) {
     static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
                         bool>
         answers;
@@ -306,8 +310,8 @@ bool fits(const rnn::Problem& problem) {
                                      problem.dtype, tiling_limits());
     return answers.get(key, [&] {
         try {
-            prepare(problem);
-            return true;
+            return kernel_for(problem.cell, p, problem.dtype, FusedPass::forward).traits.batch_chunks == 1 &&
+                   kernel_for(problem.cell, p, problem.dtype, FusedPass::backward).traits.batch_chunks == 1;
         } catch (const TilingError&) {
             return false;
         }
