@@ -11,7 +11,8 @@ TASK_HEADINGS = {"parity": "parity, L 40-256 (trained <= 40)", "k_hop": "k-hop (
 
 def markdown_table(results: list[dict]) -> str:
     """One row per model, one accuracy column per task (with its train time; for a Newton model also its
-    accuracy evaluated with the exact sequential solution), in the order of results."""
+    accuracy evaluated with the exact sequential solution and with Newton run to convergence), in the order of
+    results."""
     tasks = [task for task in TASK_ORDER if any(r["task"] == task for r in results)]
     models = list(dict.fromkeys(r["model"] for r in results))
     by_key = {(r["task"], r["model"]): r for r in results}
@@ -26,6 +27,9 @@ def markdown_table(results: list[dict]) -> str:
                 cell = f"{result['summary_accuracy']:.3f} ({result['steps']} steps, {result['train_time_s']:.0f} s)"
                 if "summary_accuracy_exact_solve" in result:  # a Newton model: also the exact sequential solution
                     cell += f"; exact solve {result['summary_accuracy_exact_solve']:.3f}"
+                if "summary_accuracy_newton_converged" in result:  # and Newton run to convergence
+                    cell += (f"; Newton to convergence {result['summary_accuracy_newton_converged']:.3f} "
+                             f"(<= {result['newton_converged_iterations']} iterations)")
             cells.append(cell)
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

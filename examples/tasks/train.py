@@ -11,6 +11,7 @@ PYTHONPATH=build/python in a project build) and matplotlib for the plot. docs/ta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -22,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from data import IGNORE, TASKS, Task  # noqa: E402
-from models import MODELS, SequenceModel  # noqa: E402
+from models import MODELS, NEWTON, SequenceModel  # noqa: E402
 from report import plot_accuracy  # noqa: E402
 
 
@@ -77,6 +78,36 @@ def evaluate(model: SequenceModel, task: Task, config: Config, sequences: int) -
         accuracy[length] = correct / max(1, total)
     model.train()
     return accuracy
+
+
+# Newton "to convergence": stop once every residual is within these (absolute, relative) bounds, at most
+# as many iterations as the sequence is long. Newton's k-th iteration makes the first k states exact
+# (state t depends only on the states before it), so that many iterations give the sequential solution
+# up to round-off; the tolerance, above fp32 round-off of states in [-1, 1], stops it earlier.
+NEWTON_TOLERANCE = (1e-5, 1e-5)
+
+
+@contextlib.contextmanager
+def newton_solver(layer: torch.nn.Module, backend: str, max_iterations: int = 3,
+                  tolerance: tuple[float, float] | None = None):
+    """Runs a FlashGRU / FlashLSTM layer with another solver for the duration; yields the list that
+    collects the Newton iterations of each call (the solver's statistics)."""
+    saved = layer.backend, layer.max_iterations, layer.tolerance
+    layer.backend, layer.max_iterations, layer.tolerance = backend, max_iterations, tolerance
+    iterations: list[int] = []
+    forward = layer.forward
+
+    def recording(input, state=None):
+        hidden, last_state, statistics = forward(input, state, return_statistics=True)
+        iterations.append(int(statistics[0]))
+        return hidden, last_state
+
+    layer.forward = recording
+    try:
+        yield iterations
+    finally:
+        del layer.forward
+        layer.backend, layer.max_iterations, layer.tolerance = saved
 
 
 def summary_accuracy(task: Task, accuracy: dict[int, float]) -> float:
@@ -152,15 +183,18 @@ def train(config: Config, task: Task | None = None) -> dict:
         "config": asdict(config),
         "history": history,
     }
-    # A Newton model evaluated again with the exact sequential solution: what the trained cell computes,
-    # apart from how far a fixed number of Newton iterations converges on sequences longer than trained.
-    newton_layer = getattr(model.recurrent, "backend", None) == "newton"
-    if newton_layer:
-        model.recurrent.backend = "sequential"
-        exact = evaluate(model, task, config, config.eval_sequences)
-        model.recurrent.backend = "newton"
-        result["accuracy_exact_solve"] = exact
-        result["summary_accuracy_exact_solve"] = summary_accuracy(task, exact)
+    # A Newton model evaluated again with the exact sequential solution (what the trained cell computes,
+    # apart from how far a fixed number of Newton iterations converges on sequences longer than trained)
+    # and with Newton's method run to convergence (NEWTON_TOLERANCE).
+    if config.model in NEWTON:
+        with newton_solver(model.recurrent, "sequential"):
+            exact = evaluate(model, task, config, config.eval_sequences)
+        with newton_solver(model.recurrent, "newton", max(task.eval_lengths), NEWTON_TOLERANCE) as iterations:
+            converged = evaluate(model, task, config, config.eval_sequences)
+        result |= {"accuracy_exact_solve": exact, "summary_accuracy_exact_solve": summary_accuracy(task, exact),
+                   "accuracy_newton_converged": converged,
+                   "summary_accuracy_newton_converged": summary_accuracy(task, converged),
+                   "newton_converged_iterations": max(iterations)}
     return result
 
 
@@ -174,7 +208,7 @@ def write_result(result: dict, out: Path) -> Path:
 def read_result(path: Path) -> dict:
     """A result JSON with its accuracy keys as ints again (JSON keys are strings)."""
     result = json.loads(path.read_text())
-    for key in ("accuracy", "accuracy_exact_solve"):
+    for key in ("accuracy", "accuracy_exact_solve", "accuracy_newton_converged"):
         if key in result:
             result[key] = {int(length): value for length, value in result[key].items()}
     return result

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import flashrnn
 import pytest
 import torch
 
@@ -19,7 +20,7 @@ from data import IGNORE, TASKS, k_hop, mqar, parity  # noqa: E402
 from report import markdown_table, plot_accuracy  # noqa: E402
 from models import MODELS  # noqa: E402
 from run_all import MODELS_OF_TASK, names, write_report  # noqa: E402
-from train import Config, read_result, train, write_result  # noqa: E402
+from train import NEWTON_TOLERANCE, Config, newton_solver, read_result, train, write_result  # noqa: E402
 
 # Short sequences so that a pair trains in about a second on the CPU reference.
 TINY = {"parity": dataclasses.replace(TASKS["parity"], train_length=10, eval_lengths=(10, 20)),
@@ -100,8 +101,8 @@ def test_every_model_of_every_task_trains_evaluates_and_reports(tmp_path):
             assert all(0.0 <= value <= 1.0 for value in result["accuracy"].values())
             assert torch.isfinite(torch.tensor(result["final_loss"])) and result["train_time_s"] > 0
             assert len(result["history"]) == 1 and result["history"][0]["step"] == 3
-            assert read_result(write_result(result, tmp_path)) == json.loads(json.dumps(result)) | {
-                "accuracy": result["accuracy"]}
+            per_length = {key: value for key, value in result.items() if key.startswith("accuracy")}
+            assert read_result(write_result(result, tmp_path)) == json.loads(json.dumps(result)) | per_length
             results.append(result)
     collected = write_report(tmp_path)
     assert len(collected) == len(results) == 16
@@ -129,6 +130,42 @@ def test_the_newton_model_reduces_the_loss_of_the_recall_tasks(task, drop):
     """40 steps: the loss falls from about log |V| (MQAR: first towards log 64, the values' share)."""
     result = train(tiny_config("flash_gru", task, steps=40, batch=8, lr=1e-2, eval_every=0), TINY[task])
     assert result["final_loss"] < result["first_loss"] - drop
+
+
+def test_a_newton_model_is_also_evaluated_exactly_and_with_newton_to_convergence():
+    """The trained FlashLSTM's weights run again through the sequential solution and through Newton with a
+    tolerance and at most as many iterations as the longest sequence: the two agree (Newton's k-th iteration
+    makes the first k states exact), the iterations stay within that bound, and the layer's own solver
+    settings come back afterwards."""
+    config = tiny_config("flash_lstm", "parity", steps=120, batch=16, lr=1e-2, eval_every=0, eval_sequences=64)
+    result = train(config, TINY["parity"])
+    exact, converged = result["accuracy_exact_solve"], result["accuracy_newton_converged"]
+    assert exact.keys() == converged.keys() == {10, 20}
+    assert all(abs(converged[length] - exact[length]) <= 2 / 64 for length in exact)
+    assert 1 <= result["newton_converged_iterations"] <= 20
+    assert "Newton to convergence" in markdown_table([result])
+
+    layer = flashrnn.nn.FlashLSTM(4, 4, batch_first=True, max_iterations=5)
+    with newton_solver(layer, "newton", 7, NEWTON_TOLERANCE) as iterations:
+        assert (layer.backend, layer.max_iterations, layer.tolerance) == ("newton", 7, NEWTON_TOLERANCE)
+        hidden, _ = layer(torch.randn(2, 6, 4))
+    assert hidden.shape == (2, 6, 4) and len(iterations) == 1 and 1 <= iterations[0] <= 7
+    assert (layer.backend, layer.max_iterations, layer.tolerance) == ("automatic", 5, None)
+    assert "forward" not in vars(layer)
+
+
+def test_the_newton_convergence_script_prints_a_row_per_solver():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMP_NUM_THREADS="1")
+    command = [sys.executable, str(TASKS_DIR / "newton_convergence.py"), "--model", "flash_gru", "--steps", "2",
+               "--batch", "2", "--hidden", "4", "--eval-sequences", "2", "--iterations", "1,2"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
+    assert len(rows) == 2 + 4 and rows[0].startswith("| evaluated with | 40 | 64 |")
+    names = [row.split(" | ")[0] for row in rows[2:]]
+    assert names[0] == "| sequential" and names[1].startswith("| Newton to convergence (<= ")
+    assert names[2:] == ["| Newton 1 iterations", "| Newton 2 iterations"]
+    assert all(len(row.split(" | ")) == 1 + 8 for row in rows[2:])  # a number per evaluation length
 
 
 def test_run_all_trains_a_subset_once_and_resumes(tmp_path):
