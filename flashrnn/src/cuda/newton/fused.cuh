@@ -2,11 +2,12 @@
 // Newton routine of a sequence with its tile on chip. A block takes one sequence at a time and walks
 // it tile by tile (kThreads x E steps, E consecutive steps per thread); per tile it reads the inputs
 // once, makes the initial guess (eq. 10), then per iteration evaluates residuals and Jacobians (the
-// cell header's step) and solves the tile's linear recurrence with the scan core's block_scan, adding
-// the update to the iterate in registers; it writes the states once. The state entering a tile is the
-// previous tile's solution (the initial state for the first), held fixed: a sequence longer than one
-// tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused global
-// Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
+// cell header's step, with the cheap hardware tanh in the guess and all iterations but the last, exp
+// and a reciprocal in the last: activation_float.cuh) and solves the tile's linear recurrence with the scan
+// core's block_scan, adding the update to the iterate in registers; it writes the states once. The state
+// entering a tile is the previous tile's solution (the initial state for the first), held fixed: a sequence
+// longer than one tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused
+// global Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
 // sequential solution (each tile starts from a state that is already converged up to the previous
 // tile's residual). No grid level, no workspace, no host synchronisation: capturable in a graph.
 #pragma once
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/newton/activation_float.cuh"
 #include "cuda/newton/rows.cuh"
 #include "cuda/scan/affine_map.cuh"
 #include "cuda/scan/block_scan.cuh"
@@ -33,12 +35,52 @@ template <class T> struct FusedParams {
     int iterations;
 };
 
+// Cell C's step evaluated with the activations A (activation_float.cuh): the new state, and for
+// cell_step its Jacobian with respect to the previous state (row-major S x S).
+template <class C, Activations A>
+__device__ __forceinline__ void
+cell_forward(const float (&inputs)[C::num_gates], const float (&params)[C::num_parameters],
+             const float (&previous)[C::num_states], float (&next)[C::num_states]) {
+    using Number = ActivationFloat<A>;
+    Number in[C::num_gates], par[C::num_parameters], prev[C::num_states], out[C::num_states];
+    copy_into(in, inputs);
+    copy_into(par, params);
+    copy_into(prev, previous);
+    C::forward(in, par, prev, out);
+    copy_out(next, out);
+}
+template <class C, Activations A>
+__device__ __forceinline__ void
+cell_step(const float (&inputs)[C::num_gates], const float (&params)[C::num_parameters],
+          const float (&previous)[C::num_states], float (&next)[C::num_states],
+          float (&jacobian)[C::num_states * C::num_states]) {
+    using Number = ActivationFloat<A>;
+    Number in[C::num_gates], par[C::num_parameters], prev[C::num_states], out[C::num_states],
+        jac[C::num_states * C::num_states];
+    copy_into(in, inputs);
+    copy_into(par, params);
+    copy_into(prev, previous);
+    C::step(in, par, prev, out, jac);
+    copy_out(next, out);
+    copy_out(jacobian, jac);
+}
+
 // The scan element of a cell's linearised step: scalar for one state, 2x2 blocks for two.
 template <class C>
 using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan::Affine2x2>;
 
+// Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
+// more of them on an SM hide it. With 8 steps per thread the compiler's own choice is 96 registers for
+// FlashGRU (20 blocks per SM) and 152 for FlashLSTM (12); capped at 80 (24 blocks) and 128 (16) with
+// FlashGRU spilling nothing, FlashLSTM 8-12 bytes (ptxas -v).
+template <class C, int kThreads>
+inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
+                                       : C::num_states == 1        ? 24
+                                                                   : 16;
+
 template <class C, class T, int E, int kThreads, ScanAccess A>
-__global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedParams<T> p) {
+__global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
+    fused_forward_kernel(const FusedParams<T> p) {
     constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
     constexpr int kWarps = kThreads / scan::kWarpSize;
     constexpr std::int64_t kTile = static_cast<std::int64_t>(kThreads) * E;
@@ -107,13 +149,15 @@ __global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedPara
 #pragma unroll
                 for (int k = 0; k < S; ++k)
                     previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
-                C::forward(xe, params, previous, next);
+                cell_forward<C, Activations::hardware_tanh>(xe, params, previous, next);
 #pragma unroll
                 for (int k = 0; k < S; ++k)
                     h[k][e] = next[k];
             }
 
-            for (int iteration = 0; iteration < p.iterations; ++iteration) {
+            // One Newton iteration with the activations kActivations: the residuals and Jacobians at the
+            // iterate, then the update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
+            const auto iterate = [&]<Activations kActivations>() {
                 float before[S];
                 state_before_chunk(before);
                 Map maps[E];
@@ -124,13 +168,12 @@ __global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedPara
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         previous[k] = e == 0 ? before[k] : h[k][e - 1];
-                    C::step(xe, params, previous, next, jacobian);
+                    cell_step<C, kActivations>(xe, params, previous, next, jacobian);
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         residual[k] = next[k] - h[k][e];
                     maps[e] = Element::map(jacobian, residual);
                 }
-                // The update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
                 typename Map::State updates[E];
                 scan::block_scan<E, kThreads>(maps, typename Map::State{}, false, scan_storage, buffer,
                                               updates);
@@ -140,7 +183,12 @@ __global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedPara
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         h[k][e] += Element::get(updates[e], k);
-            }
+            };
+            // The early iterations only have to come close: the cheap activations. The last one
+            // decides the result: the accurate ones (p.iterations >= 1, checked by the host).
+            for (int iteration = 1; iteration < p.iterations; ++iteration)
+                iterate.template operator()<Activations::hardware_tanh>();
+            iterate.template operator()<Activations::exp_reciprocal>();
 
             // The statistics' final evaluation: the residual of the returned states.
             if (p.counters) {
@@ -155,7 +203,7 @@ __global__ void __launch_bounds__(kThreads) fused_forward_kernel(const FusedPara
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         previous[k] = e == 0 ? before[k] : h[k][e - 1];
-                    C::forward(xe, params, previous, next);
+                    cell_forward<C, Activations::exp_reciprocal>(xe, params, previous, next);
                     if (start + e < length)
 #pragma unroll
                         for (int k = 0; k < S; ++k) {
