@@ -4,6 +4,7 @@
 #include "propagator_harness.hpp"
 
 #include "machine_word.hpp"
+#include "propagators/linear.hpp"
 #include "propagators/relations.hpp"
 
 #include <string>
@@ -138,4 +139,65 @@ TEST_CASE("machine word: x + c <= y on domains at the 64-bit boundaries, word an
                      kWordMin);
     check_less_equal("x + 2^64 <= y", run_of(-2, 5), run_of((Integer(1) << 64) - 3, 5), View{0, 1, 0},
                      View{1, 1, 0}, Integer(1) << 64);
+}
+
+namespace {
+
+// sum(coefficients[i] * x_i) relation constant, with x_i over domains[i], checked with exact Integers.
+void check_linear(const std::string& name, const std::vector<std::vector<Integer>>& domains,
+                  const std::vector<Integer>& coefficients, LinearRelation relation,
+                  const Integer& constant) {
+    check_native_propagator(
+        name, domains,
+        [=](const Assignment& a) {
+            Integer sum = 0;
+            for (std::size_t i = 0; i < coefficients.size(); ++i)
+                sum += coefficients[i] * a[i];
+            return relation == LinearRelation::Eq   ? sum == constant
+                   : relation == LinearRelation::Le ? sum <= constant
+                                                    : sum != constant;
+        },
+        [=](Store& s, const std::vector<VarId>& x) {
+            std::vector<LinearTerm> terms;
+            for (std::size_t i = 0; i < coefficients.size(); ++i)
+                terms.push_back({coefficients[i], x[i]});
+            s.add_propagator(std::make_unique<Linear>(terms, relation, constant));
+        });
+}
+
+} // namespace
+
+TEST_CASE("machine word: linear sums on domains at the 64-bit boundaries, word and Integer paths") {
+    const auto Eq = LinearRelation::Eq;
+    const auto Le = LinearRelation::Le;
+    // Within words throughout.
+    check_linear("x - y == 0 below 2^63 - 1", {run_of(kWordMax - 4, 5), run_of(kWordMax - 4, 5)}, {1, -1}, Eq,
+                 0);
+    check_linear("x - y + z <= 2^62 around 2^62", {run_of(kTwo62 - 2, 5), run_of(-2, 5), run_of(-2, 5)},
+                 {1, -1, 1}, Le, kTwo62);
+    // The sum passes 2^63 - 1 (or -2^63) for some bounds only: those runs go to the Integer path.
+    check_linear("x + y == -2^63 around -2^62", {run_of(-kTwo62 - 2, 5), run_of(-kTwo62 - 2, 5)}, {1, 1}, Eq,
+                 kWordMin);
+    check_linear("x + y == 2^63 - 1 around 2^62", {run_of(kTwo62 - 2, 5), run_of(kTwo62 - 2, 5)}, {1, 1}, Eq,
+                 kWordMax);
+    check_linear("x + y + z <= 2^63 - 1 around 2^62",
+                 {run_of(kTwo62 - 2, 5), run_of(kTwo62 - 2, 5), run_of(-2, 5)}, {1, 1, 1}, Le, kWordMax);
+    check_linear("-x - y == 2^63 - 2 around -2^62", {run_of(-kTwo62 - 2, 5), run_of(-kTwo62 + 1, 5)},
+                 {-1, -1}, Eq, kWordMax - 1);
+    check_linear("x - y <= -2^63 + 1 at the extremes", {run_of(kWordMin, 5), run_of(kWordMax - 4, 5)},
+                 {1, -1}, Le, kWordMin + 1);
+    // A product passes 64 bits: 2^32 x from x = 2^31 on, 3x from x = 2^63 / 3.
+    check_linear("2^32 x - y == 0, x around 2^31",
+                 {run_of((Integer(1) << 31) - 2, 5), run_of((Integer(1) << 63) - (Integer(1) << 32) - 2, 5)},
+                 {Integer(1) << 32, -1}, Eq, 0);
+    check_linear("3x + 2y <= 2^63 - 1, x around 2^63 / 3", {run_of(kWordMax / 3 - 2, 5), run_of(-2, 5)},
+                 {3, 2}, Le, kWordMax);
+    check_linear("-7x + 2y == 5 at -2^63 / 7", {run_of(kWordMin / 7 - 2, 5), run_of(-2, 5)}, {-7, 2}, Eq, 5);
+    // A coefficient, a constant or values beyond 64 bits: the Integer path only.
+    check_linear("2^64 x - y == 0", {run_of(-2, 5), run_of(-(Integer(1) << 65), 5)}, {Integer(1) << 64, -1},
+                 Eq, 0);
+    check_linear("x + y == 2^64", {run_of(kWordMax - 2, 5), run_of(kWordMax - 2, 5)}, {1, 1}, Eq,
+                 Integer(1) << 64);
+    check_linear("x - y <= 1 around 2^64",
+                 {run_of((Integer(1) << 64) - 2, 5), run_of((Integer(1) << 64) - 3, 5)}, {1, -1}, Le, 1);
 }
