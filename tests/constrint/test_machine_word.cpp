@@ -5,6 +5,7 @@
 
 #include "machine_word.hpp"
 #include "propagators/linear.hpp"
+#include "propagators/reified.hpp"
 #include "propagators/relations.hpp"
 
 #include <string>
@@ -200,4 +201,31 @@ TEST_CASE("machine word: linear sums on domains at the 64-bit boundaries, word a
                  Integer(1) << 64);
     check_linear("x - y <= 1 around 2^64",
                  {run_of((Integer(1) << 64) - 2, 5), run_of((Integer(1) << 64) - 3, 5)}, {1, -1}, Le, 1);
+}
+
+TEST_CASE("machine word: b <-> x + c == y + d (Equal's entailment) at the 64-bit boundaries") {
+    // Equal's entailment walks both interval lists in words when the views are offsets of variables;
+    // the harness's random sub-domains give the lists holes. Offsets that push a bound past a word
+    // send a run to the Integer path (the domains copied and intersected).
+    const auto check = [](const std::string& name, const std::vector<Integer>& xs,
+                          const std::vector<Integer>& ys, const Integer& x_offset, const Integer& y_offset) {
+        check_native_propagator(
+            name, {{0, 1}, xs, ys},
+            [=](const Assignment& a) { return (a[0] == 1) == (a[1] + x_offset == a[2] + y_offset); },
+            [=](Store& s, const std::vector<VarId>& x) {
+                const View left{x[1], 1, x_offset}, right{x[2], 1, y_offset};
+                s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Equal>(left, right),
+                                                           std::make_unique<NotEqual>(left, right),
+                                                           Reified::Mode::Equivalence));
+            });
+    };
+    check("b <-> x == y below 2^63 - 1", run_of(kWordMax - 6, 7), run_of(kWordMax - 6, 7), 0, 0);
+    check("b <-> x + 3 == y at -2^63", run_of(kWordMin, 7), run_of(kWordMin, 7), 3, 0);
+    check("b <-> x + 3 == y at 2^63 - 1 (x + 3 passes it)", run_of(kWordMax - 6, 7), run_of(kWordMax - 6, 7),
+          3, 0);
+    check("b <-> x == y - 4 at -2^63 (y - 4 passes it)", run_of(kWordMin, 7), run_of(kWordMin, 7), 0, -4);
+    check("b <-> x + 2^63 - 1 == y - 2^63", run_of(-3, 7), run_of(kWordMax - 6, 7), kWordMax, kWordMin);
+    check("b <-> x == y around 2^64", run_of((Integer(1) << 64) - 3, 7), run_of((Integer(1) << 64) - 4, 7), 0,
+          0);
+    check("b <-> x + 2^64 == y", run_of(-3, 7), run_of((Integer(1) << 64) - 4, 7), Integer(1) << 64, 0);
 }
