@@ -92,7 +92,14 @@ bool Domain::restrict_min(const Integer& lo) {
     auto first = std::find_if(intervals_.begin(), intervals_.end(),
                               [&](const Interval& iv) { return compare(iv.hi, lo) >= 0; });
     intervals_.erase(intervals_.begin(), first);
-    if (compare(intervals_.front().lo, lo) < 0) intervals_.front().lo = round_up(lo, modulus_, residue_);
+    // Without a congruence the new bound is lo itself: assigned in place, no temporary.
+    if (compare(intervals_.front().lo, lo) < 0) {
+        if (modulus_ == 1) {
+            intervals_.front().lo = lo;
+        } else {
+            intervals_.front().lo = round_up(lo, modulus_, residue_);
+        }
+    }
     if (fixed()) modulus_ = 1, residue_ = 0;
     return true;
 }
@@ -106,7 +113,13 @@ bool Domain::restrict_max(const Integer& hi) {
     auto last = std::find_if(intervals_.rbegin(), intervals_.rend(),
                              [&](const Interval& iv) { return compare(iv.lo, hi) <= 0; });
     intervals_.erase(last.base(), intervals_.end());
-    if (compare(intervals_.back().hi, hi) > 0) intervals_.back().hi = round_down(hi, modulus_, residue_);
+    if (compare(intervals_.back().hi, hi) > 0) {
+        if (modulus_ == 1) {
+            intervals_.back().hi = hi;
+        } else {
+            intervals_.back().hi = round_down(hi, modulus_, residue_);
+        }
+    }
     if (fixed()) modulus_ = 1, residue_ = 0;
     return true;
 }
@@ -119,11 +132,12 @@ bool Domain::remove(const Integer& v) {
                                [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
     if (it == intervals_.begin() || compare(std::prev(it)->hi, v) < 0) return false;
     --it;
-    if (it->lo == v && it->hi == v) {
+    const bool at_lo = compare(it->lo, v) == 0, at_hi = compare(it->hi, v) == 0;
+    if (at_lo && at_hi) {
         intervals_.erase(it);
-    } else if (it->lo == v) {
+    } else if (at_lo) {
         it->lo += modulus_;
-    } else if (it->hi == v) {
+    } else if (at_hi) {
         it->hi -= modulus_;
     } else {
         Interval upper{v + modulus_, it->hi};

@@ -94,7 +94,7 @@ bool Store::remove(VarId x, const Integer& v) {
     Domain& d = vars_[x].dom;
     if (!d.contains(v)) return true;
     if (d.fixed()) return false;
-    const bool at_bound = v == d.min() || v == d.max();
+    const bool at_bound = compare(v, d.min()) == 0 || compare(v, d.max()) == 0;
     save(x);
     d.remove(v);
     changed(x, d.fixed() ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);

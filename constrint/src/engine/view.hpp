@@ -3,6 +3,9 @@
 #pragma once
 
 #include "engine/store.hpp"
+#include "machine_word.hpp"
+
+#include <optional>
 
 namespace constrint::engine {
 
@@ -61,6 +64,58 @@ struct View {
 
   private:
     Integer map(const Integer& x) const { return identity() ? x : Integer(scale * x + offset); }
+};
+
+// A view whose scale and offset fit machine words, read and narrowed in 64-bit arithmetic: the fast
+// path of the view propagators. Each operation answers false (or nothing) when a bound or a step
+// does not fit a word; the caller then takes the View's Integer operations.
+struct WordView {
+    VarId var = -1; // -1: the constant `offset`
+    Word scale = 1;
+    Word offset = 0;
+
+    // Nothing when the view's scale or offset does not fit a word.
+    static std::optional<WordView> of(const View& v) {
+        WordView w;
+        w.var = v.var;
+        if (!read_word(v.scale, w.scale) || !read_word(v.offset, w.offset)) return std::nullopt;
+        return w;
+    }
+
+    bool min(const Store& s, Word& out) const {
+        if (var < 0) return out = offset, true;
+        Word x = 0;
+        return read_word(scale > 0 ? s.min(var) : s.max(var), x) && map(x, out);
+    }
+    bool max(const Store& s, Word& out) const {
+        if (var < 0) return out = offset, true;
+        Word x = 0;
+        return read_word(scale > 0 ? s.max(var) : s.min(var), x) && map(x, out);
+    }
+
+    // Narrowing: nothing when a step does not fit a word, else the store's answer (false: no value left).
+    std::optional<bool> set_min(Store& s, Word v) const {
+        if (var < 0) return offset >= v;
+        Word shifted = 0, bound = 0;
+        if (!subtract_word(v, offset, shifted)) return std::nullopt;
+        if (scale > 0 ? !ceil_div_word(shifted, scale, bound) : !floor_div_word(shifted, scale, bound))
+            return std::nullopt;
+        return scale > 0 ? s.set_min(var, Integer(bound)) : s.set_max(var, Integer(bound));
+    }
+    std::optional<bool> set_max(Store& s, Word v) const {
+        if (var < 0) return offset <= v;
+        Word shifted = 0, bound = 0;
+        if (!subtract_word(v, offset, shifted)) return std::nullopt;
+        if (scale > 0 ? !floor_div_word(shifted, scale, bound) : !ceil_div_word(shifted, scale, bound))
+            return std::nullopt;
+        return scale > 0 ? s.set_max(var, Integer(bound)) : s.set_min(var, Integer(bound));
+    }
+
+  private:
+    bool map(Word x, Word& out) const {
+        Word scaled = 0;
+        return multiply_word(scale, x, scaled) && add_word(scaled, offset, out);
+    }
 };
 
 } // namespace constrint::engine

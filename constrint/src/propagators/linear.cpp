@@ -39,51 +39,18 @@ bool restrict_term_at_least(Store& s, const LinearTerm& t, const Integer& bound)
                              : s.set_max(t.var, floor_div(bound, t.coefficient));
 }
 
-__extension__ typedef __int128 Wide; // __extension__: not ISO C++, but GCC and Clang have it
-
-constexpr long long kSmallLimit = 1LL << 62;
-
-bool fits(const Integer& v) {
-    return v <= kSmallLimit && v >= -kSmallLimit;
-}
-
-// v as a machine integer when |v| <= 2^62, read from its limbs (a comparison of cpp_ints costs more).
-bool read_small(const Integer& v, long long& out) {
-    const auto& backend = v.backend();
-    if (backend.size() != 1 || backend.limbs()[0] > static_cast<unsigned long long>(kSmallLimit))
-        return false;
-    const auto magnitude = static_cast<long long>(backend.limbs()[0]);
-    out = backend.sign() ? -magnitude : magnitude;
-    return true;
-}
-
-Wide floor_div_wide(Wide a, Wide b) {
-    const Wide q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-Wide ceil_div_wide(Wide a, Wide b) {
-    const Wide q = a / b;
-    return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
-}
-
-Integer to_integer(Wide v) {
-    // Every value handled here lies within +-2^62 (a bound of a variable): it fits a long long.
-    return Integer(static_cast<long long>(v));
-}
-
 } // namespace
 
 Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
     : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
     for (const LinearTerm& t : terms_) {
         divisor_ = gcd(divisor_, t.coefficient);
-        if (t.coefficient <= (1LL << 31) && t.coefficient >= -(1LL << 31))
-            small_.push_back(static_cast<long long>(t.coefficient));
+        if (Word c = 0; read_word(t.coefficient, c)) word_coefficients_.push_back(c);
     }
-    if (small_.size() == terms_.size() && fits(constant_))
-        small_constant_ = static_cast<long long>(constant_);
+    if (Word c = 0; word_coefficients_.size() == terms_.size() && read_word(constant_, c))
+        word_constant_ = c;
     else
-        small_.clear();
+        word_coefficients_.clear();
     std::vector<VarId> vars;
     for (const LinearTerm& t : terms_)
         vars.push_back(t.var);
@@ -96,42 +63,46 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
 // 50 ms limit: the fuzzer found it); after this many rounds the run ends and is scheduled again.
 constexpr int kRoundsPerRun = 64;
 
-std::optional<PropStatus> Linear::propagate_small(Store& s) {
-    if (!small_constant_) return std::nullopt;
-    const Wide constant = *small_constant_;
+// Every step is checked: a product, sum or difference that does not fit a word ends the run here and
+// the Integer path starts over from the bounds narrowed so far (each narrowing made here is one the
+// Integer path would make too).
+std::optional<PropStatus> Linear::propagate_words(Store& s) {
+    if (!word_constant_) return std::nullopt;
+    const Word constant = *word_constant_;
     const std::size_t n = terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
-    std::vector<Wide>& lo = scratch_lo_;
-    std::vector<Wide>& hi = scratch_hi_;
+    std::vector<Word>& lo = scratch_lo_;
+    std::vector<Word>& hi = scratch_hi_;
     lo.resize(n);
     hi.resize(n);
     const auto load = [&](std::size_t i) {
-        long long a = 0, b = 0;
-        if (!read_small(s.min(terms_[i].var), a) || !read_small(s.max(terms_[i].var), b)) return false;
-        const Wide c = small_[i], x = a, y = b;
-        lo[i] = c > 0 ? c * x : c * y;
-        hi[i] = c > 0 ? c * y : c * x;
-        return true;
+        Word x = 0, y = 0;
+        const Word c = word_coefficients_[i];
+        if (!read_word(s.min(terms_[i].var), x) || !read_word(s.max(terms_[i].var), y)) return false;
+        if (c < 0) std::swap(x, y);
+        return multiply_word(c, x, lo[i]) && multiply_word(c, y, hi[i]);
     };
-    Wide sum_lo = 0, sum_hi = 0;
+    Word sum_lo = 0, sum_hi = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        if (!load(i)) return std::nullopt;
-        sum_lo += lo[i];
-        sum_hi += hi[i];
+        if (!load(i) || !add_word(sum_lo, lo[i], sum_lo) || !add_word(sum_hi, hi[i], sum_hi))
+            return std::nullopt;
     }
-    // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums.
-    const auto narrow = [&](std::size_t i, Wide bound, bool at_most) {
-        const Wide c = small_[i];
+    // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums. Nothing when a
+    // step does not fit a word, else whether the variable kept a value.
+    const auto narrow = [&](std::size_t i, Word bound, bool at_most) -> std::optional<bool> {
+        const Word c = word_coefficients_[i];
         const bool upper = (c > 0) == at_most; // which bound of x moves
-        Wide v = c == 1 ? bound : -bound;      // unit coefficients (most terms) need no 128-bit division
-        if (c != 1 && c != -1) v = at_most == (c > 0) ? floor_div_wide(bound, c) : ceil_div_wide(bound, c);
+        Word v = bound;                        // unit coefficients (most terms) need no division
+        const bool computed = c == 1               ? true
+                              : c == -1            ? subtract_word(0, bound, v)
+                              : at_most == (c > 0) ? floor_div_word(bound, c, v)
+                                                   : ceil_div_word(bound, c, v);
+        if (!computed) return std::nullopt;
         const VarId x = terms_[i].var;
-        if (!(upper ? s.set_max(x, to_integer(v)) : s.set_min(x, to_integer(v)))) return false;
-        sum_lo -= lo[i];
-        sum_hi -= hi[i];
-        load(i);
-        sum_lo += lo[i];
-        sum_hi += hi[i];
+        if (!(upper ? s.set_max(x, Integer(v)) : s.set_min(x, Integer(v)))) return false;
+        if (!subtract_word(sum_lo, lo[i], sum_lo) || !subtract_word(sum_hi, hi[i], sum_hi) || !load(i) ||
+            !add_word(sum_lo, lo[i], sum_lo) || !add_word(sum_hi, hi[i], sum_hi))
+            return std::nullopt;
         return true;
     };
     int rounds = 0;
@@ -142,18 +113,26 @@ std::optional<PropStatus> Linear::propagate_small(Store& s) {
         }
         changed = false;
         if (sum_lo > constant) return PropStatus::Fail;
-        for (std::size_t i = 0; i < n; ++i) { // sum <= constant
-            const Wide cap = constant - (sum_lo - lo[i]);
+        for (std::size_t i = 0; i < n; ++i) { // sum <= constant: hi[i] <= constant - (sum_lo - lo[i])
+            Word others = 0, cap = 0;
+            if (!subtract_word(sum_lo, lo[i], others) || !subtract_word(constant, others, cap))
+                return std::nullopt;
             if (hi[i] <= cap) continue;
-            if (!narrow(i, cap, true)) return PropStatus::Fail;
+            const std::optional<bool> kept = narrow(i, cap, true);
+            if (!kept) return std::nullopt;
+            if (!*kept) return PropStatus::Fail;
             changed = true;
         }
         if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
         if (sum_hi < constant) return PropStatus::Fail;
-        for (std::size_t i = 0; i < n; ++i) { // sum >= constant
-            const Wide floor = constant - (sum_hi - hi[i]);
+        for (std::size_t i = 0; i < n; ++i) { // sum >= constant: lo[i] >= constant - (sum_hi - hi[i])
+            Word others = 0, floor = 0;
+            if (!subtract_word(sum_hi, hi[i], others) || !subtract_word(constant, others, floor))
+                return std::nullopt;
             if (lo[i] >= floor) continue;
-            if (!narrow(i, floor, false)) return PropStatus::Fail;
+            const std::optional<bool> kept = narrow(i, floor, false);
+            if (!kept) return std::nullopt;
+            if (!*kept) return PropStatus::Fail;
             changed = true;
         }
     }
@@ -210,7 +189,7 @@ PropStatus Linear::propagate_ne(Store& s) {
 PropStatus Linear::propagate(Store& s) {
     if (relation_ == LinearRelation::Ne) return propagate_ne(s);
     if (relation_ == LinearRelation::Eq && divisor_ > 1 && constant_ % divisor_ != 0) return PropStatus::Fail;
-    if (const std::optional<PropStatus> status = propagate_small(s)) return *status;
+    if (const std::optional<PropStatus> status = propagate_words(s)) return *status;
     bool changed = false;
     if (propagate_le(s, changed) == PropStatus::Fail) return PropStatus::Fail;
     if (relation_ == LinearRelation::Eq) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/store.hpp"
+#include "machine_word.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -30,9 +31,9 @@ class Linear final : public Propagator {
     const char* name() const override { return "linear"; }
 
   private:
-    // The same reasoning in 128-bit machine arithmetic, used while every bound fits 62 bits and
-    // every coefficient 31 bits (no overflow possible); nothing when a value does not fit.
-    std::optional<PropStatus> propagate_small(Store& s);
+    // The same reasoning in 64-bit machine words with overflow checks; nothing when a bound, a
+    // product or a sum does not fit (the run then starts over on the Integer path).
+    std::optional<PropStatus> propagate_words(Store& s);
     PropStatus propagate_le(Store& s, bool& changed);
     PropStatus propagate_ge(Store& s, bool& changed);
     PropStatus propagate_ne(Store& s);
@@ -43,12 +44,12 @@ class Linear final : public Propagator {
     // The gcd of the coefficients: an equality whose constant it does not divide has no solution
     // (checked first: bounds reasoning alone would creep towards that failure one unit at a time).
     Integer divisor_ = 0;
-    // The coefficients and the constant as machine integers, when every coefficient fits 31 bits and
-    // the constant 62 (decided once, in the constructor); otherwise empty and nothing.
-    std::vector<long long> small_;
-    std::optional<long long> small_constant_;
-    // Per-run buffers of propagate_small (kept to avoid an allocation per run).
-    __extension__ std::vector<__int128> scratch_lo_, scratch_hi_;
+    // The coefficients and the constant as machine words, when all of them fit (decided once, in the
+    // constructor); otherwise empty and nothing.
+    std::vector<Word> word_coefficients_;
+    std::optional<Word> word_constant_;
+    // Per-run buffers of propagate_words (kept to avoid an allocation per run).
+    std::vector<Word> scratch_lo_, scratch_hi_;
 };
 
 } // namespace constrint::engine

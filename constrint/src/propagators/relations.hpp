@@ -46,8 +46,7 @@ class NotEqual final : public Propagator {
 // x + offset <= y (x < y is offset 1), bounds-consistent.
 class LessEqual final : public Propagator {
   public:
-    LessEqual(View x, View y, Integer offset)
-        : x_(std::move(x)), y_(std::move(y)), offset_(std::move(offset)) {}
+    LessEqual(View x, View y, Integer offset);
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Bounds); }
@@ -58,8 +57,16 @@ class LessEqual final : public Propagator {
     const char* name() const override { return "less_equal"; }
 
   private:
+    // The same reasoning in machine words; nothing when a bound or a step does not fit 64 bits.
+    std::optional<PropStatus> propagate_words(Store& s);
     View x_, y_;
     Integer offset_;
+    // x, y and the offset as machine words, when all three fit (decided once, at post time).
+    struct Words {
+        WordView x, y;
+        Word offset;
+    };
+    std::optional<Words> words_;
 };
 
 // divisor divides dividend, divisor != 0. A fixed divisor becomes a congruence of the dividend
