@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ class Store {
     // or n cannot be factored quickly. Cached.
     const Domain* divisors(const Integer& n);
 
+    // x <= y holds at every node (a top-level constraint says so): products of x and y use it.
+    void note_order(VarId x, VarId y) { orders_.emplace(x, y); }
+    bool known_order(VarId x, VarId y) const { return orders_.count({x, y}) > 0; }
+
     std::uint64_t propagations() const { return propagations_; }
 
     // Accumulated failure count (AFC, Gecode's name; the "weighted degree" of dom/wdeg with decay):
@@ -135,6 +140,7 @@ class Store {
     double afc_increment_ = 1;
     std::function<bool()> stop_check_;
     std::map<Integer, std::unique_ptr<Domain>> divisor_cache_;
+    std::set<std::pair<VarId, VarId>> orders_;
 };
 
 } // namespace constrint::engine
