@@ -77,7 +77,7 @@ class Store {
     }
 
     // The positive and negative divisors of n != 0 as a domain, or nullptr when there are too many
-    // or n cannot be factored quickly. Cached.
+    // or n cannot be factored quickly. Cached. Throws Interrupted when the stop check ends it.
     const Domain* divisors(const Integer& n);
 
     // x <= y holds at every node (a top-level constraint says so): products of x and y use it.
@@ -111,6 +111,7 @@ class Store {
         std::uint64_t epoch;
     };
 
+    [[noreturn]] void interrupt(); // empties the queue and throws Interrupted
     void save(VarId x);
     void changed(VarId x, Event event);
     bool replace(VarId x, Domain&& narrowed, const Domain& before);
