@@ -1,5 +1,8 @@
 // The number theory under the propagators, checked against brute-force definitions on small
 // numbers and against the defining inequalities on numbers far beyond 64 bits.
+#include "ecm.hpp"
+#include "montgomery_limbs.hpp"
+
 #include <constrint/integer.hpp>
 #include <doctest/doctest.h>
 
@@ -9,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using constrint::Integer;
@@ -402,4 +406,72 @@ TEST_CASE("integer: positive_divisors of products of large primes (issue 24), bo
             CHECK(constrint::positive_divisors(a * b, 100) == expected);
         }
     }
+}
+
+// Issue 24: the elliptic curve method finds the factors Pollard-Brent's budget cannot (above ~2^40).
+// The primes are the first after fixed odd numbers, each checked prime here; the curves are
+// deterministic, so are the counts and times of these runs (docs/solver.md has them).
+TEST_CASE("integer: positive_divisors of products of two primes of 50, 60 and 64 bits (ECM)") {
+    const auto check_product = [](const Integer& p, const Integer& q) {
+        REQUIRE(boost::multiprecision::miller_rabin_test(p, 30));
+        REQUIRE(boost::multiprecision::miller_rabin_test(q, 30));
+        INFO(p, " * ", q);
+        CHECK(constrint::positive_divisors(p * q, 100) ==
+              std::vector<Integer>{1, std::min(p, q), std::max(p, q), p * q});
+    };
+    check_product(Integer("994013110606889"), Integer("848826243205987"));           // 50 bits each
+    check_product(Integer("973443068684375797"), Integer("764418451606675909"));     // 60 bits each
+    check_product(Integer("16322054339552623031"), Integer("11898796943140571731")); // 64 bits each
+    // 200 bits: a 60-bit prime times a 140-bit one.
+    check_product(Integer("624530396758695941"), Integer("915715805858456173619807395493103745187341"));
+}
+
+TEST_CASE("integer: ECM interrupted by its stop check, and its work budget") {
+    // Two 100-bit primes: far beyond the curves' reach, so only the stop or the budget ends it.
+    const Integer p = next_prime(two_to(99) + 12345), q = next_prime(two_to(99) + 987654321);
+    const Integer n = p * q;
+    int asked = 0;
+    std::uint64_t budget = std::uint64_t{1} << 40;
+    CHECK_FALSE(constrint::detail::ecm_factor(n, budget, [&] { return ++asked == 20; }));
+    CHECK(asked == 20);
+    std::uint64_t small_budget = 3 * 40 * 2000 * 16; // three curves of the first level at 4 limbs
+    asked = 0;
+    CHECK_FALSE(constrint::detail::ecm_factor(n, small_budget, [&] { return ++asked, false; }));
+    CHECK(small_budget < 40 * 2000 * 16);
+    CHECK(asked > 0);
+    // positive_divisors asks through Pollard-Brent and then ECM, and stops at the first yes.
+    asked = 0;
+    CHECK_FALSE(constrint::positive_divisors(n, 100, [&] { return ++asked == 200; }));
+    CHECK(asked == 200);
+}
+
+TEST_CASE("integer: Montgomery arithmetic over 2, 4, 8 and 16 limbs agrees with cpp_int") {
+    std::mt19937_64 rng(7);
+    const auto random_below = [&](const Integer& n) -> Integer {
+        Integer v = 0;
+        for (int i = 0; i < 17; ++i)
+            v = (v << 64) | Integer(rng());
+        return v % n;
+    };
+    const auto check_limbs = [&](auto limbs_tag, unsigned bits) {
+        constexpr int Limbs = decltype(limbs_tag)::value;
+        const Integer n = two_to(bits - 1) + random_below(two_to(bits - 2)) * 2 + 1; // odd, `bits` bits
+        const constrint::detail::MontgomeryLimbs<Limbs> mod(n);
+        const Integer r_inverse = constrint::mod_inverse(two_to(64 * Limbs) % n, n);
+        for (int i = 0; i < 200; ++i) {
+            const Integer a = random_below(n), b = random_below(n);
+            const auto ma = mod.from_integer(a), mb = mod.from_integer(b);
+            // Montgomery form of v is v * R mod n: raw_value(x) * R^-1 mod n is the plain value.
+            const auto plain = [&](const auto& x) -> Integer { return mod.raw_value(x) * r_inverse % n; };
+            CHECK(plain(mod.multiply(ma, mb)) == a * b % n);
+            CHECK(plain(mod.add(ma, mb)) == (a + b) % n);
+            CHECK(plain(mod.subtract(ma, mb)) == constrint::floor_mod(a - b, n));
+        }
+    };
+    for (unsigned bits : {3u, 64u, 65u, 127u, 128u}) // 128 bits: sums carry out of the top word
+        check_limbs(std::integral_constant<int, 2>{}, bits);
+    for (unsigned bits : {129u, 200u, 256u})
+        check_limbs(std::integral_constant<int, 4>{}, bits);
+    check_limbs(std::integral_constant<int, 8>{}, 512);
+    check_limbs(std::integral_constant<int, 16>{}, 1024);
 }

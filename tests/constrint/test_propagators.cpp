@@ -2,6 +2,8 @@
 // is a plain C++ predicate and the constraint that should mean the same thing.
 #include "propagator_harness.hpp"
 
+#include <boost/multiprecision/miller_rabin.hpp>
+
 #include <cmath>
 
 using namespace constrint;
@@ -90,6 +92,107 @@ TEST_CASE("propagators: x * y == z") {
         "x * y == z, z in [-12, 12] step 3", {kSmall, kSmall, {-12, -9, -6, -3, 0, 3, 6, 9, 12}},
         [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 2); },
         [](Model& m, const Vars& x) { m.add(x[0] * x[1] == x[2]); }, {300, 12});
+}
+
+// Issue 24: with x <= y known (a top-level order between the factors), the product narrows by integer
+// square roots of its bounds; every spelling of the order, both signs and 0 in the domains.
+TEST_CASE("propagators: x * y == z with an order between the factors (integer roots)") {
+    const auto ordered_product = [](const Assignment& a) {
+        return v(a, 0) * v(a, 1) == v(a, 2) && v(a, 0) <= v(a, 1);
+    };
+    check_propagator("x * y == z, x <= y", 3, kNine, ordered_product,
+                     [](Model& m, const Vars& x) {
+                         m.add(x[0] * x[1] == x[2]);
+                         m.add(x[0] <= x[1]);
+                     },
+                     {400, 30});
+    check_propagator("x * y == z, y >= x, z in -16..16", {kNine, kNine, interval(-16, 16)}, ordered_product,
+                     [](Model& m, const Vars& x) {
+                         m.add(x[0] * x[1] == x[2]);
+                         m.add(x[1] >= x[0]);
+                     },
+                     {400, 31});
+    check_propagator(
+        "y * x == z, x < y", 3, kNine,
+        [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 2) && v(a, 0) < v(a, 1); },
+        [](Model& m, const Vars& x) {
+            m.add(x[1] * x[0] == x[2]);
+            m.add(x[0] < x[1]);
+        },
+        {400, 32});
+    check_propagator(
+        "x * y == z, x + 1 <= y - 1 (an offset order)", 3, kNine,
+        [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 2) && v(a, 0) + 2 <= v(a, 1); },
+        [](Model& m, const Vars& x) {
+            m.add(x[0] * x[1] == x[2]);
+            m.add(x[0] + 1 <= x[1] - 1);
+        },
+        {400, 33});
+    check_propagator(
+        "x * y == z, x - 1 <= y (no order: x may exceed y by 1)", 3, kNine,
+        [](const Assignment& a) { return v(a, 0) * v(a, 1) == v(a, 2) && v(a, 0) - 1 <= v(a, 1); },
+        [](Model& m, const Vars& x) {
+            m.add(x[0] * x[1] == x[2]);
+            m.add(x[0] - 1 <= x[1]);
+        },
+        {400, 34});
+    for (long long c : {0LL, 4LL, 9LL, 12LL, -6LL, 7LL, 16LL}) {
+        check_propagator(
+            "x * y == " + std::to_string(c) + ", x <= y", 2, kNine,
+            [c](const Assignment& a) { return v(a, 0) * v(a, 1) == c && v(a, 0) <= v(a, 1); },
+            [c](Model& m, const Vars& x) {
+                m.add(x[0] * x[1] == c);
+                m.add(x[0] <= x[1]);
+            },
+            {200, 300 + static_cast<std::uint64_t>(c + 10)});
+    }
+}
+
+// Bounds of a huge product in one run: x <= isqrt(max z) and y >= ceil(sqrt(min z)), where quotients
+// alone leave x up to max z / 2.
+TEST_CASE("propagators: x * y == z with x <= y jumps to the square roots of z's bounds") {
+    const Integer n("332306999515580059438846659749847479"); // 118 bits
+    Model m;
+    const Var x = m.var("x", Integer(2), n), y = m.var("y", Integer(2), n), z = m.var("z", n, 2 * n);
+    m.add(x * y == z);
+    m.add(x <= y);
+    auto compiled = engine::compile(m);
+    REQUIRE_FALSE(compiled->failed);
+    engine::Store& s = compiled->store;
+    REQUIRE(s.propagate());
+    CHECK(s.max(x.index()) == floor_root(2 * n, 2));
+    CHECK(s.min(y.index()) == ceil_root(n, 2));
+    CHECK(s.max(y.index()) == n);
+    // Times and LessEqual wake each other a few times (5 runs measured); Times does not wake
+    // itself, as each run ends at its own fixpoint.
+    CHECK(s.propagations() <= 5);
+}
+
+// A fixed product of two consecutive 520-bit primes is too long to factor (kMaxFactoredBits): the
+// order jumps both factors to the square root, from where quotients reach p and q, a value per round.
+TEST_CASE("propagators: x * y == p * q with x <= y, p and q consecutive primes beyond factoring") {
+    Integer p = (Integer(1) << 520) + 1;
+    while (!boost::multiprecision::miller_rabin_test(p, 25))
+        ++p;
+    Integer q = p + 1;
+    while (!boost::multiprecision::miller_rabin_test(q, 25))
+        ++q;
+    const Integer n = p * q;
+    REQUIRE(boost::multiprecision::msb(n) + 1 > kMaxFactoredBits);
+    Model m;
+    const Var x = m.var("x", Integer(1), n), y = m.var("y", Integer(1), n);
+    m.add(x * y == n);
+    m.add(x <= y);
+    auto compiled = engine::compile(m);
+    REQUIRE_FALSE(compiled->failed);
+    engine::Store& s = compiled->store;
+    REQUIRE(s.propagate());
+    CHECK(s.max(x.index()) == p);
+    CHECK(s.min(y.index()) == q);
+    // About (q - p) / 2 rounds of 64 per run; without the order x would stay up to n.
+    const Integer gap = q - p;
+    MESSAGE("gap ", to_string(gap), ", propagations ", s.propagations());
+    CHECK(s.propagations() <= 4 + gap / 64);
 }
 
 TEST_CASE("propagators: x * y == c for constants c, 0 included") {

@@ -4,6 +4,8 @@
 
 #include "models/classic_models.hpp"
 
+#include <boost/multiprecision/miller_rabin.hpp>
+
 #include <set>
 
 using namespace constrint;
@@ -140,4 +142,24 @@ TEST_CASE("products of large primes are answered at once, not by creeping bounds
     SUBCASE("x * y == p * q with x <= y and 2 <= x: x = p") {
         CHECK(factor_pairs(1, true) == Pairs{{p, q}});
     }
+}
+
+TEST_CASE("x * y == p * q with 60-bit primes p and q: both orders within a node limit (issue 24, ECM)") {
+    const Integer p("764418451606675909"), q("973443068684375797"), product = p * q;
+    REQUIRE(boost::multiprecision::miller_rabin_test(p, 30));
+    REQUIRE(boost::multiprecision::miller_rabin_test(q, 30));
+    Model m;
+    const Var x = m.var("x", Integer(2), product), y = m.var("y", Integer(2), product);
+    m.add(x * y == product);
+    SolveOptions limits;
+    limits.node_limit = 16;         // creeping bounds would need about 2^60 rounds
+    limits.time_limit_seconds = 60; // generous: the factoring takes well under a second
+    const Result r = solve_all(m, std::nullopt, limits);
+    REQUIRE(r.status == Status::AllSolutions);
+    REQUIRE(r.solutions.size() == 2);
+    CHECK(r.solutions[0][x] == p);
+    CHECK(r.solutions[0][y] == q);
+    CHECK(r.solutions[1][x] == q);
+    CHECK(r.solutions[1][y] == p);
+    CHECK(r.stats.nodes <= 4);
 }

@@ -73,6 +73,7 @@ class Compiler {
     void post(const Constraint& c);
 
   private:
+    void note_order(const Constraint& c);
     VarId constant(const Integer& value);
     VarId aux(const Integer& lo, const Integer& hi) { return s_.new_var(Domain::range(lo, hi)); }
     Bounds bounds(VarId x) const { return {s_.min(x), s_.max(x)}; }
@@ -320,7 +321,20 @@ void Compiler::post(const Constraint& c) {
             post(part);
         return;
     }
+    note_order(c);
     s_.add_propagator(relation(c, true));
+}
+
+// A top-level x + a <= y + b (or <, >=, >) with a >= b between two variables says x <= y at every
+// node, which lets the product x * y narrow by integer roots (Times).
+void Compiler::note_order(const Constraint& c) {
+    const ConstraintNode& n = c.node();
+    const bool less = n.relation == Relation::Le || n.relation == Relation::Lt;
+    if (!less && n.relation != Relation::Ge && n.relation != Relation::Gt) return;
+    const View low = view_of(less ? *n.lhs : *n.rhs), high = view_of(less ? *n.rhs : *n.lhs);
+    const bool strict = n.relation == Relation::Lt || n.relation == Relation::Gt;
+    if (low.constant() || high.constant() || low.scale != 1 || high.scale != 1) return;
+    if (low.offset + (strict ? 1 : 0) >= high.offset) s_.note_order(low.var, high.var);
 }
 
 void collect_variables(const Expr& term, std::set<int>& into) {

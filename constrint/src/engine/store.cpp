@@ -136,6 +136,15 @@ bool Store::restrict_congruence(VarId x, const Integer& modulus, const Integer& 
     return replace(x, std::move(d), before);
 }
 
+void Store::interrupt() {
+    for (std::size_t i = queue_head_; i < queue_.size(); ++i)
+        queued_[queue_[i]] = false;
+    queue_.clear();
+    queue_head_ = 0;
+    current_ = -1;
+    throw Interrupted{};
+}
+
 bool Store::propagate() {
     bool ok = true;
     while (queue_head_ < queue_.size()) {
@@ -144,13 +153,7 @@ bool Store::propagate() {
         if (!active_[p]) continue;
         // Every 16 runs: a run takes at most a few milliseconds (values are bounded by kMaxTermBits),
         // so limits are seen within a fraction of a second.
-        if ((++propagations_ & 15) == 0 && stop_check_ && stop_check_()) {
-            for (std::size_t i = queue_head_; i < queue_.size(); ++i)
-                queued_[queue_[i]] = false;
-            queue_.clear();
-            queue_head_ = 0;
-            throw Interrupted{};
-        }
+        if ((++propagations_ & 15) == 0 && stop_check_ && stop_check_()) interrupt();
         current_ = p;
         const PropStatus status = props_[p]->propagate(*this);
         current_ = -1;
@@ -228,7 +231,8 @@ const Domain* Store::divisors(const Integer& n) {
             }
             domain = std::make_unique<Domain>(Domain::values(std::move(values)));
         }
-        if (stopped) return nullptr;
+        // A limit ended the factoring: the propagation ends too, or the next call would factor again.
+        if (stopped) interrupt();
         it = divisor_cache_.emplace(key, std::move(domain)).first;
     }
     return it->second.get();

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,12 @@ class Store {
     }
 
     // The positive and negative divisors of n != 0 as a domain, or nullptr when there are too many
-    // or n cannot be factored quickly. Cached.
+    // or n cannot be factored quickly. Cached. Throws Interrupted when the stop check ends it.
     const Domain* divisors(const Integer& n);
+
+    // x <= y holds at every node (a top-level constraint says so): products of x and y use it.
+    void note_order(VarId x, VarId y) { orders_.emplace(x, y); }
+    bool known_order(VarId x, VarId y) const { return orders_.count({x, y}) > 0; }
 
     std::uint64_t propagations() const { return propagations_; }
 
@@ -106,6 +111,7 @@ class Store {
         std::uint64_t epoch;
     };
 
+    [[noreturn]] void interrupt(); // empties the queue and throws Interrupted
     void save(VarId x);
     void changed(VarId x, Event event);
     bool replace(VarId x, Domain&& narrowed, const Domain& before);
@@ -135,6 +141,7 @@ class Store {
     double afc_increment_ = 1;
     std::function<bool()> stop_check_;
     std::map<Integer, std::unique_ptr<Domain>> divisor_cache_;
+    std::set<std::pair<VarId, VarId>> orders_;
 };
 
 } // namespace constrint::engine

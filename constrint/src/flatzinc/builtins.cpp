@@ -382,10 +382,19 @@ bool is_builtin(std::string_view name) {
     return false;
 }
 
+// A top-level int_le(x, y) or int_lt(x, y) says x <= y at every node: the product x * y narrows by
+// integer roots then (Times, issue 24).
+void note_order(Builder& b, const ConstraintItem& c) {
+    if (c.name != "int_le" && c.name != "int_lt") return;
+    const Ref x = b.ref(c.args[0]), y = b.ref(c.args[1]);
+    if (x.var && y.var) b.store().note_order(*x.var, *y.var);
+}
+
 void post_builtin(Builder& b, const ConstraintItem& c) {
     if (auto it = posters().find(c.name); it != posters().end()) return it->second(b, c);
     if (auto it = reifiable().find(c.name); it != reifiable().end()) {
         expect_args(b, c, it->second.arity);
+        note_order(b, c);
         return b.post(std::move(it->second.make(b, c.args).first));
     }
     for (const auto& [suffix, mode] :

@@ -22,18 +22,23 @@ class Plus final : public Propagator {
     VarId sum_, a_, b_;
 };
 
-// product = a * b. Exact scaling when a factor is fixed; interval products and quotients otherwise;
-// a fixed non-zero product restricts both factors to its divisors.
+// product = a * b. Exact scaling when a factor is fixed; interval products and quotients otherwise,
+// to their fixpoint in one run; a fixed non-zero product restricts both factors to its divisors; with
+// a <= b known to the store (Store::known_order), integer square roots of the product's bounds.
 class Times final : public Propagator {
   public:
     Times(VarId product, VarId a, VarId b) : product_(product), a_(a), b_(b) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
+    // Each run ends at its own fixpoint (or reschedules itself); with aliased variables a change
+    // of one role is a change of another, which a second run must see.
+    bool idempotent() const override { return product_ != a_ && product_ != b_ && a_ != b_; }
     const char* name() const override { return "times"; }
 
   private:
     bool factor(Store& s, VarId x, VarId other);
+    bool ordered_roots(Store& s, VarId low, VarId high);
     VarId product_, a_, b_;
 };
 
@@ -47,6 +52,7 @@ class Power final : public Propagator {
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override;
+    bool idempotent() const override { return result_ != base_; } // propagate_power runs to its fixpoint
     const char* name() const override { return "power"; }
 
   private:

@@ -18,7 +18,10 @@ PropStatus Power::propagate(Store& s) {
     return propagate_power(s, result_, base_, exponent_);
 }
 
-PropStatus propagate_power(Store& s, VarId result, VarId base, unsigned k) {
+namespace {
+
+// One pass: the result from the base's bounds, then the base from integer roots of the result's.
+PropStatus power_pass(Store& s, VarId result, VarId base, unsigned k) {
     if (s.fixed(base))
         return s.assign(result, power(s.value(base), k)) ? PropStatus::Subsumed : PropStatus::Fail;
     if (k % 2 == 1) { // monotone: bounds map to bounds, roots map back
@@ -38,6 +41,20 @@ PropStatus propagate_power(Store& s, VarId result, VarId base, unsigned k) {
     if (!s.set_bounds(base, -root_hi, root_hi)) return PropStatus::Fail;
     if (root_lo > 0 && !s.remove_range(base, -root_lo + 1, root_lo - 1)) return PropStatus::Fail;
     return PropStatus::Ok;
+}
+
+} // namespace
+
+// Roots of the result's bounds can move the base's bounds, whose powers move the result's again
+// (result in [5, 30], base in [1, 10]: base in [2, 3], then result in [8, 27]); the passes repeat
+// until no bound moves, which takes two or three, so one run is the propagator's fixpoint.
+PropStatus propagate_power(Store& s, VarId result, VarId base, unsigned k) {
+    for (;;) {
+        const Integer before = s.max(result) - s.min(result) + s.max(base) - s.min(base);
+        const PropStatus status = power_pass(s, result, base, k);
+        if (status != PropStatus::Ok) return status;
+        if (s.max(result) - s.min(result) + s.max(base) - s.min(base) == before) return PropStatus::Ok;
+    }
 }
 
 Entailment Power::entailment(const Store& s) const {

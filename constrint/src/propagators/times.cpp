@@ -65,13 +65,37 @@ bool Times::factor(Store& s, VarId x, VarId other) {
     return !any || s.set_bounds(x, lo, hi);
 }
 
+// With a <= b known, a * b lies between a^2 and b^2: the smaller factor is at most the square root of
+// the product and the larger at least its ceiling (for negative factors the roles swap). This is where
+// x * y == N jumps to x <= isqrt(N) in one step; quotients of the bounds alone leave x up to N.
+bool Times::ordered_roots(Store& s, VarId low, VarId high) {
+    if (s.min(low) > 0) { // 0 < low <= high: low^2 <= product <= high^2
+        return s.set_max(low, floor_root(s.max(product_), 2)) &&
+               s.set_min(high, ceil_root(s.min(product_), 2));
+    }
+    if (s.max(high) < 0) { // low <= high < 0: high^2 <= product <= low^2
+        return s.set_min(high, -floor_root(s.max(product_), 2)) &&
+               s.set_max(low, -ceil_root(s.min(product_), 2));
+    }
+    return true;
+}
+
+// Rounds per run: quotients of the bounds of a fixed product move a bound by about one value per
+// round near the square root (the bounds-consistent factor is the next divisor, which is
+// factoring), so a run stops after this many and is scheduled again, after a limit check.
+constexpr int kRoundsPerRun = 64;
+
 PropStatus Times::propagate(Store& s) {
     // x * x (FlatZinc's int_times(x, x, p)) is a square: integer roots narrow it at once, where
     // quotients of the bounds creep one value per round (issue 24).
     if (a_ == b_) return propagate_power(s, product_, a_, 2);
-    for (int pass = 0; pass < 4; ++pass) {
-        const Integer before =
-            s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
+    const auto width = [&] {
+        return s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
+    };
+    // Each round narrows from the bounds the last one left: the loop ends at the propagator's own
+    // fixpoint, so the store need not run it again for its own changes (idempotent()).
+    for (int round = 0; round < kRoundsPerRun; ++round) {
+        const Integer before = width();
         if (s.fixed(a_) && s.fixed(b_)) {
             return s.assign(product_, s.value(a_) * s.value(b_)) ? PropStatus::Subsumed : PropStatus::Fail;
         }
@@ -81,7 +105,7 @@ PropStatus Times::propagate(Store& s) {
             if (!s.intersect(product_, s.dom(free).scaled(c))) return PropStatus::Fail;
             if (c == 0) return PropStatus::Subsumed;
             if (!s.intersect(free, s.dom(product_).divided_exactly(c))) return PropStatus::Fail;
-            return settle(entailment(s)); // free may be the product itself
+            return settle(entailment(s)); // free may be the product itself (not idempotent then)
         }
         // product in the hull of the corner products.
         const std::array<Integer, 4> corners{s.min(a_) * s.min(b_), s.min(a_) * s.max(b_),
@@ -97,10 +121,11 @@ PropStatus Times::propagate(Store& s) {
             if (!contains_zero(s, b_) && !s.assign(a_, 0)) return PropStatus::Fail;
         }
         if (!factor(s, a_, b_) || !factor(s, b_, a_)) return PropStatus::Fail;
-        const Integer after =
-            s.max(product_) - s.min(product_) + s.max(a_) - s.min(a_) + s.max(b_) - s.min(b_);
-        if (after == before) break;
+        if (s.known_order(a_, b_) && !ordered_roots(s, a_, b_)) return PropStatus::Fail;
+        if (s.known_order(b_, a_) && !ordered_roots(s, b_, a_)) return PropStatus::Fail;
+        if (width() == before) return PropStatus::Ok;
     }
+    s.reschedule_running(); // creeping: continue in a later run
     return PropStatus::Ok;
 }
 
