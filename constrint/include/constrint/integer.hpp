@@ -58,7 +58,8 @@ Integer mod_inverse(const Integer& a, const Integer& m);
 constexpr std::uint64_t kMaxFactoredBits = 1024;
 // The positive divisors of n != 0 in increasing order, or nothing when n cannot be factored
 // quickly or has more than max_count divisors (callers then fall back to bounds reasoning), or when
-// `stop` (asked every 128 factoring steps) says a limit of the caller was reached.
+// `stop` (asked every 128 Pollard-rho steps and every 256 primes of an elliptic-curve stage) says a limit of
+// the caller was reached.
 std::optional<std::vector<Integer>> positive_divisors(const Integer& n, std::size_t max_count,
                                                       const std::function<bool()>& stop = {});
 
