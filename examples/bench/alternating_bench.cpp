@@ -8,7 +8,8 @@
 // FLASHRNN_ALTERNATING_GRAPHS=0 measures its direct launches instead.
 //
 //   alternating_bench [--backend alternating|fused|both] [--dtype bf16] [--cell lstm] [--steps 1024]
-//                     [--runs 15] [--csv FILE] [--quick]
+//                     [--runs 15] [--csv FILE] [--quick] [--batches 64,128,256]
+// --quick: the B = 16 shapes only; --batches: only the batch sweep (12 x 64 and 1 x 768), at these B.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -227,6 +228,29 @@ void print_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const fl
                 chosen->second.training_graph_ms / fastest_fwbw);
 }
 
+// "64,128,256": positive batch sizes, comma-separated.
+std::vector<long long> parse_batches(const std::string& text) {
+    std::vector<long long> batches;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        std::size_t used = 0;
+        long long batch = 0;
+        try {
+            batch = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || batch <= 0)
+            throw std::invalid_argument("--batches " + text + ": '" + item +
+                                        "' is not a positive batch size");
+        batches.push_back(batch);
+        start = end + 1;
+    }
+    return batches;
+}
+
 std::vector<const Backend*> parse_backends(const std::string& name) {
     if (name == "alternating") return {&kAlternating};
     if (name == "fused") return {&kFused};
@@ -244,6 +268,7 @@ int main(int argc, char** argv) {
         long long steps = 1024;
         int runs = 15;
         bool quick = false;
+        std::vector<long long> batches; // --batches: only the batch sweep, at these batches
         std::string csv_path;
         for (int i = 1; i < argc; ++i) {
             const std::string arg = argv[i];
@@ -265,6 +290,8 @@ int main(int argc, char** argv) {
                 csv_path = value();
             else if (arg == "--quick")
                 quick = true;
+            else if (arg == "--batches")
+                batches = parse_batches(value());
             else
                 throw std::invalid_argument("unknown option " + arg);
         }
@@ -273,12 +300,13 @@ int main(int argc, char** argv) {
             return 0;
         }
         std::vector<flashrnn::ProblemShape> shapes;
-        for (auto [nh, dh] : {std::pair{48, 16}, {24, 32}, {12, 64}, {6, 128}, {3, 256}, {1, 768}})
-            shapes.push_back({steps, 16, nh, dh});
-        if (!quick)
-            for (long long batch : {2, 4, 8, 32, 64, 128, 256})
-                for (auto [nh, dh] : {std::pair{12, 64}, {1, 768}})
-                    shapes.push_back({steps, batch, nh, dh});
+        if (batches.empty())
+            for (auto [nh, dh] : {std::pair{48, 16}, {24, 32}, {12, 64}, {6, 128}, {3, 256}, {1, 768}})
+                shapes.push_back({steps, 16, nh, dh});
+        if (batches.empty() && !quick) batches = {2, 4, 8, 32, 64, 128, 256};
+        for (long long batch : batches)
+            for (auto [nh, dh] : {std::pair{12, 64}, {1, 768}})
+                shapes.push_back({steps, batch, nh, dh});
         cudaStream_t stream;
         cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
         FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");

@@ -68,12 +68,13 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // states before and after, upstream gradients).
     const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
-    // Forward above B = 32 each item past the first also costs 9 (its indices and addresses).
+    // Forward above B = 32 each item past the first also costs 9 (its indices and addresses); chunks
+    // inside each step 32.
     const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
     const int further_item_registers = forward && r.batch > 32 ? 9 : 0;
     const int registers = 4 * t.row_tiles_per_warp * t.k_tiles_in_registers + 4 * t.batch_tiles_per_block +
                           2 + item_registers * items + further_item_registers * (items - 1) +
-                          r.overhead_registers_per_thread;
+                          (t.chunks_in_step ? 32 : 0) + r.overhead_registers_per_thread;
     CHECK(t.r_registers_per_thread == 4 * t.row_tiles_per_warp * t.k_tiles_in_registers);
     CHECK(t.registers_per_thread == registers);
     CHECK(registers <= limits.max_registers_per_thread);
@@ -87,11 +88,17 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     const std::int64_t r_shared =
         tile_bytes * t.row_warps * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory;
     const std::int64_t padding = 16 / t.element_bytes;
+    // The fp32 states of every chunk when the chunks run inside each step (exchanged through the barrier).
+    const std::int64_t chunks_on_chip = t.chunks_in_step ? t.batch_chunks : 1;
+    if (t.chunks_in_step) {
+        CHECK(t.batch_chunks >= 2);
+        CHECK(!t.tagged_exchange);
+    }
     const std::int64_t shared =
         round_up_16(r_shared) +
         round_up_16((std::int64_t(t.mma_k) * t.k_tiles_per_block + padding) * batch_rows * t.element_bytes) +
         round_up_16(4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows) +
-        round_up_16(4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows) +
+        round_up_16(4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows * chunks_on_chip) +
         round_up_16(forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
     CHECK(t.r_shared_memory_bytes == r_shared);
     CHECK(t.shared_memory_bytes == shared);
@@ -233,6 +240,18 @@ TEST_CASE("fused tiling: every batch from 1 to 1024 at every head size admitted 
             CHECK(t == largest);
             if (batch <= 32) CHECK(t.batch_chunks == 1); // the configurations measured before chunks
         }
+    // Chunks run inside each step where every chunk's states fit beside R: LSTM bf16 backward at
+    // (1, 768) runs B = 128 and 256 in 2 and 4 chunks of one launch, not in 2 and 4 launches.
+    for (int batch : {128, 256}) {
+        CAPTURE(batch);
+        const FusedTilingRequest r = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, batch);
+        const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+        check_fits(h100, r, t);
+        CHECK(t.batch_chunks == batch / 64);
+        CHECK(t.chunks_in_step);
+        CHECK(t.cooperative);
+        CHECK(!t.tagged_exchange);
+    }
 }
 
 TEST_CASE(

@@ -160,39 +160,55 @@ TEST_CASE("fused backend: every batch size of the grid") {
             }
 }
 
-// A block that runs its batch in chunks, one after the other, the whole sequence each: shapes where
-// the model (h100_sxm) chooses several chunks, forward or backward. The small one also runs under
-// compute-sanitizer (tests/gpu/run.sh).
+// A block that runs its batch in chunks: one launch each, the whole sequence per chunk, or in turn
+// inside each step of one launch (every chunk's states on chip). Shapes where the backend (h100_sxm,
+// after the compiler's feedback) runs several chunks, forward or backward, either way: the way is
+// that of the register-feedback loop without a GPU (test_fused_register_feedback.cpp; a spill of one
+// way sends the model to the other). The small ones also run under compute-sanitizer
+// (tests/gpu/run.sh).
 namespace {
 
 struct ChunkCase {
     Cell cell;
     DType dtype;
     Case shape;
-    FusedPass chunked; // the pass that runs in chunks
+    FusedPass chunked;   // the pass that runs in chunks
+    bool chunks_in_step; // where: inside each step, or one launch each
 };
 
-void check_chunks(const ChunkCase& c, std::uint64_t seed) {
+void check_chunks(const ChunkCase& c, std::uint64_t seed,
+                  const RecurrentGradient& gradient = RecurrentGradient::full()) {
     const ProblemShape shape{c.shape.T, c.shape.B, c.shape.NH, c.shape.DH};
     const FusedKernelTraits t = fused::traits({c.cell, c.dtype, shape}, c.chunked);
     CAPTURE(describe(t));
     CHECK(t.batch_chunks > 1);
-    check_cell(fused_backend, c.cell, c.dtype, c.shape, RecurrentGradient::full(), seed);
+    CHECK(t.chunks_in_step == c.chunks_in_step);
+    check_cell(fused_backend, c.cell, c.dtype, c.shape, gradient, seed);
 }
 
 } // namespace
 
 TEST_CASE("fused backend: batch chunks of a small head") {
-    check_chunks({Cell::slstm, DType::fp32, {3, 100, 2, 512}, FusedPass::backward}, 3380);
+    check_chunks({Cell::slstm, DType::fp32, {3, 100, 2, 512}, FusedPass::backward, true}, 3380);
+}
+
+TEST_CASE("fused backend: batch chunks inside each step, odd batches, forward and backward") {
+    check_chunks({Cell::gru, DType::fp16, {3, 201, 1, 768}, FusedPass::backward, true}, 3384);
+    check_chunks({Cell::gru, DType::fp16, {3, 201, 1, 768}, FusedPass::backward, true}, 3385,
+                 RecurrentGradient::cut());
+    check_chunks({Cell::elman, DType::bf16, {3, 999, 1, 768}, FusedPass::forward, true}, 3386);
 }
 
 TEST_CASE("fused backend: batch chunks at (1, 768), forward and backward") {
-    check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward}, 3381);
-    check_chunks({Cell::lstm, DType::bf16, {2, 1024, 1, 768}, FusedPass::forward}, 3383);
-    // Refused on the H100 (2026-11-24) when the kernels looped over the chunks (ptxas spilled in every
-    // configuration the feedback tried); with one launch per chunk the register feedback loop without
-    // a GPU ends in 4 compiles, 168 registers, no spill (test_fused_register_feedback.cpp).
-    check_chunks({Cell::gru, DType::fp16, {2, 256, 1, 768}, FusedPass::backward}, 3382);
+    // 8 chunks in launches after 13 compiles: every configuration with chunks inside each step spilled.
+    check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward, false}, 3381);
+    check_chunks({Cell::lstm, DType::bf16, {2, 1024, 1, 768}, FusedPass::forward, false}, 3383);
+    check_chunks({Cell::lstm, DType::bf16, {2, 201, 1, 768}, FusedPass::backward, false}, 3387);
+    // Refused on the H100 (2026-11-24) when the kernels looped over the chunks around the whole
+    // sequence (ptxas spilled in every configuration the feedback tried); with one launch per chunk
+    // the register feedback loop ended in 4 compiles, 168 registers, no spill. Now: 2 chunks inside
+    // each step, 3 compiles, 168 registers (test_fused_register_feedback.cpp).
+    check_chunks({Cell::gru, DType::fp16, {2, 256, 1, 768}, FusedPass::backward, true}, 3382);
 }
 
 TEST_CASE("fused backend: the largest head dimension of this GPU") {

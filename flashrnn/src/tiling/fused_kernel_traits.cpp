@@ -28,6 +28,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_K_LENGTH", k_length},
         {"FLASHRNN_FUSED_BATCH_BLOCKS", batch_blocks},
         {"FLASHRNN_FUSED_BATCH_CHUNKS", batch_chunks},
+        {"FLASHRNN_FUSED_CHUNKS_IN_STEP", chunks_in_step ? 1 : 0},
         {"FLASHRNN_FUSED_ROW_BLOCKS", row_blocks},
         {"FLASHRNN_FUSED_K_BLOCKS", k_blocks},
         {"FLASHRNN_FUSED_COOPERATIVE", cooperative ? 1 : 0},
@@ -106,9 +107,11 @@ std::string describe(const FusedKernelTraits& t) {
                               s(t.k_warps) + " k warps; " + s(t.units_per_block) + " units, " +
                               s(t.row_tiles_per_block) + " row tiles x " + s(t.k_tiles_per_block) +
                               " k tiles, " + s(t.batch_tiles_per_block) + " batch tiles" +
-                              (t.batch_chunks > 1 ? " per chunk, " + s(t.batch_chunks) +
-                                                        " chunks one after the other (the sequence per chunk)"
-                                                  : ""));
+                              (t.batch_chunks <= 1 ? ""
+                               : t.chunks_in_step
+                                   ? " per chunk, " + s(t.batch_chunks) + " chunks in turn inside each step"
+                                   : " per chunk, " + s(t.batch_chunks) +
+                                         " chunks one after the other (the sequence per chunk)"));
     text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) +
                              " k tiles of R: " + s(t.k_tiles_in_registers) + " in registers, " +
                              s(t.k_tiles_in_shared_memory) + " in shared memory per row tile");

@@ -27,8 +27,14 @@ template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const 
 // mma_m x mma_k tile as a warp's A fragments: 16 bytes per lane), the operand (the previous state
 // forward, the gate gradients backward) as [batch row][k] with padded rows, the fp32 products of each
 // k warp as [k warp][batch row][row], the fp32 states (forward) or state gradients (backward) of the
-// block's units as [state][batch row][unit], and (forward) the fp32 bias of the units as [gate][unit].
+// block's units as [chunk][state][batch row][unit] (every chunk's when the chunks run inside each
+// step, else one), and (forward) the fp32 bias of the units as [gate][unit].
 template <class Number> struct SharedParts { Number r_tiles, operand, partials, states, bias; };
+
+// The chunks whose states a block holds at once: all of them when they run inside each step.
+template <class Number, class Sizes> FLASHRNN_HOST_DEVICE constexpr Number chunks_on_chip(const Sizes& t) {
+    return Number(1) + Number(t.chunks_in_step) * (Number(t.batch_chunks) - 1);
+}
 
 template <class Number, class Sizes>
 FLASHRNN_HOST_DEVICE constexpr SharedParts<Number> shared_parts(const Sizes& t, bool forward) {
@@ -37,7 +43,7 @@ FLASHRNN_HOST_DEVICE constexpr SharedParts<Number> shared_parts(const Sizes& t, 
     return {tile_bytes * Number(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory,
             (t.mma_k * Number(t.k_tiles_per_block) + operand_padding(t)) * batch_rows * t.element_bytes,
             4LL * t.mma_m * Number(t.k_warps) * t.row_tiles_per_block * batch_rows,
-            4LL * t.num_states * Number(t.units_per_block) * batch_rows,
+            4LL * t.num_states * Number(t.units_per_block) * batch_rows * chunks_on_chip<Number>(t),
             forward ? 4LL * t.num_gates * Number(t.units_per_block) : Number(0)};
 }
 

@@ -66,16 +66,24 @@ struct RegisterCosts {
     // without it the feedback refused B = 1024 (24 items spilled). Counted only above B = 32, so that
     // the configurations run on the GPU at B <= 32 stay as they are.
     int further_item = 0;
+    // Chunks inside each step keep more live across the step's product (the chunk's place and state
+    // pointers, the gather's addresses). Measured with ptxas for sm_90 at (1, 768), B = 128 to 256:
+    // configurations the model fitted without this spilled 40 to 176 bytes (10 to 44 registers; LSTM
+    // bf16 and GRU fp16 backward, GRU fp16 forward), and their reports raised the overhead of every
+    // configuration, one chunk per launch too.
+    int chunks_in_step = 0;
 };
 
 RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_bytes, int warp_size,
                                 const CellInfo& cell, FusedPass pass, int batch) {
     const int lane_bytes = warp_size * kRegisterBytes;
     const bool forward = pass == FusedPass::forward;
-    return {mma_m * mma_k * element_bytes / lane_bytes, mma_m * mma_n * 4 / lane_bytes,
+    return {mma_m * mma_k * element_bytes / lane_bytes,
+            mma_m * mma_n * 4 / lane_bytes,
             mma_k * mma_n * element_bytes / lane_bytes,
             forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states,
-            forward && batch > 32 ? 9 : 0};
+            forward && batch > 32 ? 9 : 0,
+            32};
 }
 
 // Registers per thread: R's fragments held in registers, the accumulators of one row tile over the
@@ -83,9 +91,9 @@ RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_byt
 // the kernel). One formula for the model (terms) and for the compiler's feedback (integers).
 template <class Number>
 Number registers_of(const RegisterCosts& c, const Number& r_registers, const Number& batch_tiles_per_block,
-                    const Number& items_per_thread, int rest) {
+                    const Number& items_per_thread, const Number& chunks_in_step, int rest) {
     return r_registers + c.accumulator * batch_tiles_per_block + c.item * items_per_thread +
-           c.further_item * (items_per_thread - 1) + (c.operand + rest);
+           c.further_item * (items_per_thread - 1) + c.chunks_in_step * chunks_in_step + (c.operand + rest);
 }
 
 // The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
@@ -141,8 +149,8 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
 
 // The model's variables (the decisions and the quantities derived from them).
 struct Variables {
-    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, batch_chunks, batch_parts, warps,
-        row_warps, k_tiles_in_registers;
+    Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, batch_chunks, chunks_in_step,
+        batch_parts, warps, row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
     Var shared_memory_bytes, items_per_thread, wide_blocks;
@@ -152,8 +160,8 @@ struct Variables {
 // A block's sizes as the shared-memory layout reads them (fused_layout.hpp), as terms of the model.
 struct BlockSizes {
     int mma_m, mma_n, mma_k, element_bytes, num_states, num_gates;
-    Expr batch_tiles_per_block, row_warps, k_warps, row_tiles_per_warp, k_tiles_in_shared_memory,
-        k_tiles_per_block, row_tiles_per_block, units_per_block;
+    Expr batch_chunks, chunks_in_step, batch_tiles_per_block, row_warps, k_warps, row_tiles_per_warp,
+        k_tiles_in_shared_memory, k_tiles_per_block, row_tiles_per_block, units_per_block;
 };
 
 // `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty.
@@ -185,6 +193,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("row_blocks", 1, dh),
         var("batch_blocks", 1, p.batch_tiles),
         var("batch_chunks", 1, p.batch_tiles),
+        var("chunks_in_step", 0, 1),
         var("batch_parts", 1, p.batch_tiles),
         var("warps", 1, p.max_warps),
         var("row_warps", 1, p.max_warps),
@@ -218,6 +227,11 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     ceil_split(m, Expr(p.batch_tiles), v.batch_parts, v.batch_tiles_per_block,
                "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n) +
                    " over chunks of blocks");
+    // The chunks run in one launch, in turn inside each step, when every chunk's states fit on chip
+    // (the shared memory below): a step's latency (the exchange and barrier, the pointwise chain) is
+    // then paid once per step instead of once per chunk and step, for a gather of each chunk's operand
+    // through L2 where it would have stayed in the block or come tagged (fused_forward.cuh).
+    m.add((v.chunks_in_step == 0) | (v.batch_chunks >= 2), "chunks inside each step: only with chunks");
 
     // Rows: a block computes whole state units (every gate of them forward), unit-major.
     m.add(v.row_blocks * v.units_per_block == Expr(dh),
@@ -264,12 +278,12 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     v.r_registers_per_thread = p.registers.tile * v.row_tiles_per_warp * v.k_tiles_in_registers;
     m.add(v.registers_per_thread == registers_of<Expr>(p.registers, v.r_registers_per_thread,
                                                        v.batch_tiles_per_block, v.items_per_thread,
-                                                       p.overhead_registers),
+                                                       v.chunks_in_step, p.overhead_registers),
           "registers per thread = " + str(p.registers.tile) + " per R tile in registers + " +
               str(p.registers.accumulator) + " per batch tile of accumulators + " + str(p.registers.item) +
               " per pointwise item (" + str(p.registers.item + p.registers.further_item) +
-              " past the first) + " + str(p.registers.operand + p.overhead_registers) +
-              " for the rest of the kernel");
+              " past the first) + " + str(p.registers.chunks_in_step) + " with chunks inside each step + " +
+              str(p.registers.operand + p.overhead_registers) + " for the rest of the kernel");
     const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
     m.add(v.allocated_registers_per_thread % granule == 0, "registers are allocated in units of " +
                                                                str(limits.register_allocation_unit_per_warp) +
@@ -295,6 +309,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
                            p.element_bytes,
                            p.cell.num_states,
                            p.cell.num_gates,
+                           v.batch_chunks,
+                           v.chunks_in_step,
                            v.batch_tiles_per_block,
                            v.row_warps,
                            v.k_warps,
@@ -335,6 +351,18 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
             continue;
         }
         if (f.spill_bytes <= 0) continue;
+        if (f.traits.chunks_in_step) {
+            // Chunks inside each step (their spills recalibrate no overhead, see with_feedback): as many
+            // fewer R registers as were spilled, or fewer batch tiles, or the chunks in launches.
+            const std::int64_t spilled = (f.spill_bytes + kRegisterBytes - 1) / kRegisterBytes;
+            m.add((v.chunks_in_step == 0) | (v.batch_tiles_per_block < f.traits.batch_tiles_per_block) |
+                      (v.r_registers_per_thread + spilled <= f.traits.r_registers_per_thread),
+                  "the compiler spilled " + str(f.spill_bytes) + " bytes with chunks inside each step, " +
+                      str(f.traits.r_registers_per_thread) + " registers of R per thread and " +
+                      str(f.traits.batch_tiles_per_block) + " batch tiles per chunk: " + str(spilled) +
+                      " fewer R registers, fewer batch tiles or the chunks in launches");
+            continue;
+        }
         // A spill excludes every configuration that holds as much of R and as many batch tiles at once
         // (a smaller chunk needs fewer accumulators and pointwise items: measured on the H100, GRU fp16
         // backward at (1, 768), B = 256, spilled 8 bytes with 2 tiles per chunk and no R in registers).
@@ -370,15 +398,16 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one chunk per block (each chunk more is one more launch of the whole
-    // sequence), one launch for all heads, no exchange between
-    // blocks when a head fits one, the accumulated dimension split over as few blocks as possible, every
-    // sequence tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1,
-    // 768) than one batch block over twice the row blocks), wide blocks, then the parallel dimension over as
-    // many blocks as possible, full blocks, and as much of R in registers as fits.
-    m.search({v.batch_chunks, v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks, v.wide_blocks,
-              v.row_blocks, v.warps, v.row_warps, v.k_tiles_in_registers});
+    // Preferences (App. D): one chunk per block (each chunk more is one more pass over the sequence's
+    // steps, or one more launch), the chunks inside each step where they fit, one launch for all heads, no
+    // exchange between blocks when a head fits one, the accumulated dimension split over as few blocks as
+    // possible, every sequence tile its own block (each batch block exchanges only its own rows: measured 20%
+    // faster at (1, 768) than one batch block over twice the row blocks), wide blocks, then the parallel
+    // dimension over as many blocks as possible, full blocks, and as much of R in registers as fits.
+    m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks,
+              v.wide_blocks, v.row_blocks, v.warps, v.row_warps, v.k_tiles_in_registers});
     m.prefer(v.batch_chunks, constrint::Prefer::Min);
+    m.prefer(v.chunks_in_step, constrint::Prefer::Max);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
@@ -422,6 +451,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.launches = r.heads / t.heads_per_launch;
     t.batch_blocks = as_int(s[v.batch_blocks]);
     t.batch_chunks = as_int(s[v.batch_chunks]);
+    t.chunks_in_step = s[v.chunks_in_step] == 1;
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;
@@ -430,8 +460,9 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.k_tiles_per_block = as_int(s[v.k_tiles_per_block]);
     t.batch_tiles_per_block = as_int(s[v.batch_tiles_per_block]);
     // The tagged exchange's bytes read by a block per step: 8 per word (fused_layout.hpp).
-    t.tagged_exchange =
-        t.cooperative && 8 * fused::exchange_words_per_step(t) <= FusedKernelTraits::kTaggedExchangeBytes;
+    // Chunks inside each step exchange through the barrier: one per step for all of them.
+    t.tagged_exchange = t.cooperative && !t.chunks_in_step &&
+                        8 * fused::exchange_words_per_step(t) <= FusedKernelTraits::kTaggedExchangeBytes;
     t.row_warps = as_int(s[v.row_warps]);
     t.k_warps = as_int(s[v.k_warps]);
     t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;
@@ -508,7 +539,11 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedbac
     // may count the spilled registers in, see fused_backend.cpp). A spilling configuration is also
     // excluded with every one holding as many R registers, and a shared-memory report excludes every
     // configuration with as much shared memory (constraints of the model).
-    if (report.resource == FusedResource::registers) {
+    // A spill of chunks inside each step recalibrates nothing: what it keeps live beyond the model is
+    // its own, not the rest of every kernel's (it raised the one-chunk kernels' overhead until none
+    // fitted: GRU fp16 forward at (1, 768), B = 201, refused after 16 attempts on the H100).
+    const bool own_spill = report.traits.chunks_in_step && report.spill_bytes > 0;
+    if (report.resource == FusedResource::registers && !own_spill) {
         const FusedKernelTraits& t = report.traits;
         if (t.warp_size <= 0)
             throw std::invalid_argument("with_feedback: the report's traits have no warp size (warp_size " +
@@ -517,7 +552,8 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedbac
                                                       cell_info(t.cell), t.pass, t.batch);
         const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
         const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
-        const int modelled = registers_of(costs, t.r_registers_per_thread, t.batch_tiles_per_block, items, 0);
+        const int modelled = registers_of(costs, t.r_registers_per_thread, t.batch_tiles_per_block, items,
+                                          t.chunks_in_step ? 1 : 0, 0);
         request.overhead_registers_per_thread =
             std::max(request.overhead_registers_per_thread, report.registers_per_thread - modelled);
     }

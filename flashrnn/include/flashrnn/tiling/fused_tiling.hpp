@@ -65,6 +65,10 @@ struct FusedKernelTraits {
     // tiles, then for the next (R stays on chip, the accumulators and pointwise items scale with the
     // chunk, not with B). 1 at every batch where the block's tiles fit at once.
     int batch_chunks = 0;
+    // Where the chunks run: one launch each, the whole sequence per chunk (false), or all in one
+    // launch, in turn inside every step against the same R, the states of every chunk on chip and
+    // one step exchange per step (true; only with chunks, and with the barrier exchange).
+    bool chunks_in_step = false;
     int row_blocks = 0;       // blocks along the rows (the paper's B_G forward, B_S backward)
     int k_blocks = 0;         // blocks along the accumulated dimension (partial sums through memory)
     bool cooperative = false; // a head spans several blocks: they exchange the state each step

@@ -218,11 +218,17 @@ LoadedKernel kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass
     return kernels.get(key, [&] { return load_kernel(cell, p, dtype, pass, tuning); });
 }
 
+// The launches of each group of heads: one per chunk of the blocks' batch, or one for all of them
+// when they run inside each step.
+int launches_per_heads(const FusedKernelTraits& t) {
+    return t.chunks_in_step ? 1 : t.batch_chunks;
+}
+
 // The step exchange's words of every group of every launch (none when no head is split).
 std::int64_t exchange_words(const FusedKernelTraits& t) {
     if (!t.cooperative) return 0;
-    return static_cast<std::int64_t>(t.launches) * t.batch_chunks * t.heads_per_launch * t.batch_blocks *
-           exchange_words_per_group(t);
+    return static_cast<std::int64_t>(t.launches) * launches_per_heads(t) * t.heads_per_launch *
+           t.batch_blocks * exchange_words_per_group(t);
 }
 
 unsigned long long* plan_forward(WorkspacePlan& plan, const FusedKernelTraits& t) {
@@ -254,17 +260,18 @@ TensorLayouts layouts_of(Cell cell, const ProblemShape& p) {
 }
 
 // One launch per group of heads (traits.launches) and chunk of the blocks' batch (traits.batch_chunks,
-// one after the other in the stream); each launch's step exchange is its own, zeroed first (its words
-// carry exchange numbers from 1).
+// one after the other in the stream; one for all chunks inside each step); each launch's step exchange is its
+// own, zeroed first (its words carry exchange numbers from 1).
 template <class Params>
 void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchange, Stream stream) {
     const FusedKernelTraits& t = k.traits;
     if (t.cooperative)
         cuda::check(cudaMemsetAsync(exchange, 0, exchange_words(t) * sizeof(unsigned long long), stream),
                     "cudaMemsetAsync (step exchange)");
-    for (int launch = 0; launch < t.launches * t.batch_chunks; ++launch) {
-        params.head_offset = launch / t.batch_chunks * t.heads_per_launch;
-        params.batch_chunk = launch % t.batch_chunks;
+    const int chunk_launches = launches_per_heads(t);
+    for (int launch = 0; launch < t.launches * chunk_launches; ++launch) {
+        params.head_offset = launch / chunk_launches * t.heads_per_launch;
+        params.batch_chunk = launch % chunk_launches;
         params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
         cudaLaunchConfig_t config{};
         config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
@@ -299,8 +306,11 @@ void prepare(const rnn::Problem& problem) {
 // chunk. A chunked pass runs the whole sequence once per chunk: measured on the H100 at (NH, DH) =
 // (1, 768), LSTM bf16, T = 1024 (docs/benchmarks.md), up to B = 64 the fused backend was faster than
 // the alternating one or within 5%, at B = 128 and 256, where the model runs the backward in 2 and 4
-// chunks, 1.67x and 2.73x slower forward+backward. Backend::fused still runs every batch. The answer
-// is remembered (a refused problem would otherwise be solved and compiled again on every call).
+// chunks, 1.67x and 2.73x slower forward+backward. With the chunks inside each step (one launch,
+// one barrier per step) still 1.60x and 2.11x slower at B = 128 and 256 (29.75 and 50.73 ms against
+// 18.56 and 24.02; docs/benchmarks.md): a chunk costs about a step's product and gather, not only its
+// latency, so chunks either way go to the alternating backend. Backend::fused still runs every batch. The
+// answer is remembered (a refused problem would otherwise be solved and compiled again on every call).
 bool automatic_takes(const rnn::Problem& problem) {
     static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
                         bool>

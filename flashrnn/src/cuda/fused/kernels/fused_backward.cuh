@@ -4,7 +4,9 @@
 // units and multiplies the gate gradients with R^T on the tensor cores for the gradient that flows
 // to the previous h. The gate gradients are written out for the gradients of Wx, R and b; when a
 // head spans several blocks, they go to all of its blocks through the step exchange
-// (fused_exchange.cuh).
+// (fused_exchange.cuh). A block whose batch runs in chunks inside each step (Traits::chunks_in_step)
+// holds every chunk's fp32 carry and multiplies each chunk's gate gradients, taken from d_gates, at
+// the start of the chunk's turn; one exchange (a barrier) ends the step.
 #pragma once
 
 #include "cuda/rnn/gate_slots.hpp"
@@ -25,10 +27,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     Element* d_gates = static_cast<Element*>(p.d_gates);
     OperandElement* operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
-    float* carry = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
+    float* all_carry = reinterpret_cast<float*>(shared + kShared.states); // [chunk][S][batch row][unit]
 
-    const BlockPlace place(p.head_offset, p.batch_chunk);
-    const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
+    const BlockPlace block(p.head_offset, p.batch_chunk);
+    const int dh = Traits::head_dim, h = block.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
     // R^T: block row = state unit j, k = gate block * DH + gate unit (the gate slots' order, so that
@@ -38,13 +40,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     product.load(
         [&](int row, int k) {
             if (row >= kUnits || k >= G_REC * dh) return 0.0f;
-            return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, place.unit_base + row)]);
+            return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
     for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
-    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block)
-        carry[i] = 0.0f;
+    for (int i = threadIdx.x; i < kStepChunks * kChunkStates; i += Traits::threads_per_block)
+        all_carry[i] = 0.0f;
     __syncthreads();
 
     // What step t's derivative reads besides the carry and R^T dg (none of it depends on the
@@ -54,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         float gates[kItems][G];
         Element previous[kItems][S], next[kItems][S], upstream[kItems][S];
     };
-    auto load_inputs = [&](long long t, StepInputs& in) {
+    auto load_inputs = [&](long long t, const BlockPlace& place, StepInputs& in) {
         const Element zero = from_float(0.0f);
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
@@ -76,90 +78,129 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 
     // A split head: the gate gradients of step t of every unit come from the group's blocks, as
     // exchange T - t + 1 or from d_gates after the group's barrier.
-    const StepExchange<G_REC * Traits::head_dim> exchange(p.exchange, place);
+    const StepExchange<G_REC * Traits::head_dim> exchange(p.exchange, block);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
+    // The operand of the gradient through R into step t: the gate gradients of step t + 1 of the
+    // place's chunk, every unit of the head, from d_gates (written by the group's blocks before their
+    // barrier).
+    auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
+        gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
+            const int b = place.batch_base + n;
+            return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) : nullptr;
+        });
+    };
+    // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
+    auto chunk_product = [&](long long t, const BlockPlace& place) {
+        if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+            gather_gate_gradients(t, place);
+            __syncthreads();
+            product.run(operand, partials);
+            __syncthreads();
+        }
+    };
     StepInputs upcoming;
-    load_inputs(T, upcoming);
+    load_inputs(T, block.at_chunk(0), upcoming);
     for (long long t = T; t >= 1; --t) {
-        const StepInputs in = upcoming;
-        load_inputs(t - 1, upcoming);
-        // The cell's derivative at step t (states t-1 -> t) for the block's units.
-        Element sent[kItems][G_REC]; // the gate gradients that multiply R^T, of each item
+        for (int chunk = 0; chunk < kStepChunks; ++chunk) {
+            const BlockPlace place = block.at_chunk(chunk);
+            float* carry = all_carry + chunk * kChunkStates;
+            // The product first: only this chunk's inputs are live across it (as in one chunk).
+            if (through_r_flows && t < T) chunk_product(t, place);
+            const StepInputs in = upcoming;
+            if (chunk + 1 < kStepChunks)
+                load_inputs(t, block.at_chunk(chunk + 1), upcoming);
+            else
+                load_inputs(t - 1, block.at_chunk(0), upcoming);
+            // The cell's derivative at step t (states t-1 -> t) for the block's units.
+            Element sent[kItems][G_REC]; // the gate gradients that multiply R^T, of each item
 #pragma unroll
-        for (int item = 0; item < kItems; ++item) {
-            const PointwiseItem it(item, place);
+            for (int item = 0; item < kItems; ++item) {
+                const PointwiseItem it(item, place);
 #pragma unroll
-            for (int k = 0; k < G_REC; ++k)
-                sent[item][k] = from_float(0.0f);
-            if (!it.live) continue;
-            const int n = it.n, unit = it.unit;
-            float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
+                for (int k = 0; k < G_REC; ++k)
+                    sent[item][k] = from_float(0.0f);
+                if (!it.live) continue;
+                const int n = it.n, unit = it.unit;
+                float upstream[S], previous[S], next[S], d_gate[G], d_previous[S];
 #pragma unroll
-            for (int s = 0; s < S; ++s) {
-                upstream[s] = to_float(in.upstream[item][s]) + carry[(s * kBatchRows + n) * kUnits + unit];
-                if (d_last && t == T) upstream[s] += to_float(d_last[l.single.offset(s, it.b, h, it.d)]);
-                previous[s] = to_float(in.previous[item][s]);
-                next[s] = to_float(in.next[item][s]);
+                for (int s = 0; s < S; ++s) {
+                    upstream[s] =
+                        to_float(in.upstream[item][s]) + carry[(s * kBatchRows + n) * kUnits + unit];
+                    if (d_last && t == T) upstream[s] += to_float(d_last[l.single.offset(s, it.b, h, it.d)]);
+                    previous[s] = to_float(in.previous[item][s]);
+                    next[s] = to_float(in.next[item][s]);
+                }
+                if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
+                Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
+#pragma unroll
+                for (int s = 0; s < S; ++s)
+                    carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
+#pragma unroll
+                for (int k = 0; k < Cell::num_input_gates; ++k)
+                    d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] =
+                        from_float(d_gate[Cell::gate_of_input_row(k)]);
+#pragma unroll
+                for (int slot = 0; slot < G; ++slot) {
+                    const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
+                    d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
+                    if (slot >= G_REC) continue;
+                    sent[item][slot] = out;
+                    if (kOperandStays)
+                        operand[n * kOperandStride + slot * Traits::head_dim + it.d] =
+                            to_operand(to_float(out));
+                }
             }
-            if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
-            Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
+            if constexpr (Traits::tagged_exchange) { // one chunk (tagged only without chunks in the step)
+                if (through_r_flows) {
+                    const unsigned number = static_cast<unsigned>(T - t + 1);
 #pragma unroll
-            for (int s = 0; s < S; ++s)
-                carry[(s * kBatchRows + n) * kUnits + unit] = d_previous[s];
+                    for (int item = 0; item < kItems; ++item) {
+                        const PointwiseItem it(item, place);
 #pragma unroll
-            for (int k = 0; k < Cell::num_input_gates; ++k)
-                d_inputs[l.gate_inputs.offset(t - 1, it.b, k, h, it.d)] =
-                    from_float(d_gate[Cell::gate_of_input_row(k)]);
-#pragma unroll
-            for (int slot = 0; slot < G; ++slot) {
-                const Element out = from_float(d_gate[alternating::gate_of_slot<Cell>(slot)]);
-                d_gates[l.gate_slots.offset(t - 1, it.b, h, slot, it.d)] = out;
-                if (slot >= G_REC) continue;
-                sent[item][slot] = out;
-                if (!Traits::cooperative)
-                    operand[n * kOperandStride + slot * Traits::head_dim + it.d] = to_operand(to_float(out));
+                        for (int slot = 0; slot < G_REC; ++slot)
+                            exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot],
+                                          it.live);
+                    }
+                }
             }
         }
         if (!through_r_flows) continue;
 
-        // The gradient through R for step t-1: R^T times every gate gradient of the head.
+        // The gradient through R for step t-1: R^T times every gate gradient of the head (chunks
+        // inside each step: at each chunk's turn of step t-1, after the group's barrier).
         if (Traits::cooperative) {
             if constexpr (Traits::tagged_exchange) {
-                const unsigned number = static_cast<unsigned>(T - t + 1);
-#pragma unroll
-                for (int item = 0; item < kItems; ++item) {
-                    const PointwiseItem it(item, place);
-#pragma unroll
-                    for (int slot = 0; slot < G_REC; ++slot)
-                        exchange.send(number, it.n, slot * Traits::head_dim + it.d, sent[item][slot],
-                                      it.live);
-                }
-                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+                exchange.receive(static_cast<unsigned>(T - t + 1), operand,
+                                 [&](int n) { return block.batch_base + n < batch; });
             } else {
                 arrivals += Traits::row_blocks;
                 group_barrier(barrier, arrivals);
-                gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
-                    const int b = place.batch_base + n;
-                    return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) : nullptr;
-                });
+                if constexpr (!Traits::chunks_in_step) gather_gate_gradients(t - 1, block);
             }
         }
         __syncthreads();
-        product.run(operand, partials);
-        __syncthreads();
+        if constexpr (!Traits::chunks_in_step) {
+            product.run(operand, partials);
+            __syncthreads();
+        }
     }
     __syncthreads(); // the carry of other threads' items (a cut gradient skips the loop's barriers)
 
     // The initial states' gradient: the carry, R^T dg of step 1 and the upstream gradient at t = 0.
-    for (int i = threadIdx.x; i < S * kBatchRows * kUnits; i += Traits::threads_per_block) {
-        const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
-        const int b = place.batch_base + n, d = place.unit_base + unit;
-        if (b >= batch) continue;
-        float gradient = carry[i];
-        if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
-        if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
-        static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
+    for (int chunk = 0; chunk < kStepChunks; ++chunk) {
+        const BlockPlace place = block.at_chunk(chunk);
+        const float* carry = all_carry + chunk * kChunkStates;
+        if (through_r_flows) chunk_product(0, place);
+        for (int i = threadIdx.x; i < kChunkStates; i += Traits::threads_per_block) {
+            const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
+            const int b = place.batch_base + n, d = place.unit_base + unit;
+            if (b >= batch) continue;
+            float gradient = carry[i];
+            if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
+            if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
+            static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
+        }
     }
 }
 

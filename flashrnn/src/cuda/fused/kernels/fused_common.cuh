@@ -344,20 +344,36 @@ __device__ inline TensorLayouts compiled_layouts(const TensorLayouts& given) {
     return l;
 }
 
+// The chunks of its batch a block runs in turn inside each step of one launch (else one, the
+// launch's), the states on chip of each, and whether the operand stays in the block from one step to
+// the next (a head in one block, one chunk a launch): else it is gathered each step.
+constexpr int kStepChunks = Traits::chunks_in_step ? Traits::batch_chunks : 1;
+constexpr int kChunkStates = Cell::num_states * kBatchRows * kUnits; // fp32 states of one chunk
+constexpr bool kOperandStays = !Traits::cooperative && !Traits::chunks_in_step;
+
 // Where a block works: its head, batch block and row block, from blockIdx.x, and the chunk of its
-// batch block that this launch runs (a batch block of batch_chunks chunks runs them in as many
-// launches, one after the other, the whole sequence each; chunk c of batch block k holds the rows of
-// part k * batch_chunks + c).
+// batch block it runs (a batch block of batch_chunks chunks runs them in as many launches, one after
+// the other, the whole sequence each, or in turn inside each step; chunk c of batch block k holds the
+// rows of part k * batch_chunks + c).
 struct BlockPlace {
-    int head, group, row_block, batch_base, unit_base;
+    int head, group, row_block, batch_block, batch_base, unit_base;
     __device__ BlockPlace(int head_offset, int batch_chunk) {
         row_block = blockIdx.x % Traits::row_blocks;
         unit_base = row_block * kUnits;
         group = blockIdx.x / Traits::row_blocks;
-        const int batch_block = group % Traits::batch_blocks;
+        batch_block = group % Traits::batch_blocks;
         head = head_offset + group / Traits::batch_blocks;
-        const int chunk = Traits::batch_chunks > 1 ? batch_chunk : 0; // one chunk: the kernel as before
+        // One chunk per launch: the launch's (one chunk: the kernel as before); inside each step: 0, then
+        // each in turn (at_chunk).
+        const int chunk = Traits::batch_chunks > 1 && !Traits::chunks_in_step ? batch_chunk : 0;
         batch_base = (batch_block * Traits::batch_chunks + chunk) * kBatchRows;
+    }
+    // The block at chunk `chunk` of its batch block (chunks inside each step; else the launch's).
+    __device__ BlockPlace at_chunk(int chunk) const {
+        if constexpr (!Traits::chunks_in_step) return *this;
+        BlockPlace place = *this;
+        place.batch_base = (batch_block * Traits::batch_chunks + chunk) * kBatchRows;
+        return place;
     }
 };
 

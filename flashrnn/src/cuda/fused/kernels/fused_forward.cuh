@@ -3,7 +3,9 @@
 // launch, multiplies them with the previous state on the tensor cores each step and applies the
 // cell to the products, the gate inputs and the bias. The fp32 states of its units never leave the
 // block; the state that multiplies R is written out (the states tensor) and, when a head spans
-// several blocks, sent to all of them through the step exchange (fused_exchange.cuh).
+// several blocks, sent to all of them through the step exchange (fused_exchange.cuh). A block whose
+// batch runs in chunks inside each step (Traits::chunks_in_step) holds every chunk's fp32 states and
+// takes each chunk's operand from the states tensor; one exchange (a barrier) ends the step.
 #pragma once
 
 #include "cuda/rnn/gate_slots.hpp"
@@ -22,23 +24,23 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     Element* states = static_cast<Element*>(p.states);
     OperandElement* operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
-    float* cell_states = reinterpret_cast<float*>(shared + kShared.states); // [S][batch row][unit]
+    float* all_cell_states = reinterpret_cast<float*>(shared + kShared.states); // [chunk][S][batch row][unit]
 
-    const BlockPlace place(p.head_offset, p.batch_chunk);
-    const int dh = Traits::head_dim, h = place.head, batch = Traits::batch;
+    const BlockPlace block(p.head_offset, p.batch_chunk);
+    const int dh = Traits::head_dim, h = block.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
 
     float* bias_of = reinterpret_cast<float*>(shared + kShared.bias); // [gate][unit], fp32
 
     // A split head: the state s0 at time t of every unit comes from the group's blocks, as exchange t
     // or from the states tensor after the group's barrier.
-    const StepExchange<Traits::head_dim> exchange(p.exchange, place);
+    const StepExchange<Traits::head_dim> exchange(p.exchange, block);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
     // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
     // so that loads issued a step ahead are not waited for where they are issued.
     using StepInputs = Element[kItems][Cell::num_input_gates];
-    auto load_inputs = [&](long long t, StepInputs& in) {
+    auto load_inputs = [&](long long t, const BlockPlace& place, StepInputs& in) {
 #pragma unroll
         for (int item = 0; item < kItems; ++item) {
             const PointwiseItem it(item, place);
@@ -54,109 +56,134 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     product.load(
         [&](int row, int k) {
             if (row >= kUnits * G_REC || k >= dh) return 0.0f;
-            return to_float(r[l.recurrent_weights.offset(row % G_REC, h, place.unit_base + row / G_REC, k)]);
+            return to_float(r[l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
 
     for (int i = threadIdx.x; i < G * kUnits; i += Traits::threads_per_block)
-        bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, place.unit_base + i % kUnits)]);
+        bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, block.unit_base + i % kUnits)]);
     // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
     // copied to states[:, 0] and become the first operand.
     for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
     __syncthreads();
-    for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
-        const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
-        for (int s = 0; s < S; ++s) {
-            float value = 0.0f;
-            if (b < batch) {
-                const Element x = static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
-                value = to_float(x);
-                states[l.sequence.offset(s, 0, b, h, d)] = x;
-                if (!Traits::cooperative && s == 0) operand[n * kOperandStride + d] = to_operand(value);
+    for (int chunk = 0; chunk < kStepChunks; ++chunk) {
+        const BlockPlace place = block.at_chunk(chunk);
+        float* cell_states = all_cell_states + chunk * kChunkStates;
+        for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
+            const int n = i / kUnits, unit = i % kUnits, b = place.batch_base + n, d = place.unit_base + unit;
+            for (int s = 0; s < S; ++s) {
+                float value = 0.0f;
+                if (b < batch) {
+                    const Element x =
+                        static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
+                    value = to_float(x);
+                    states[l.sequence.offset(s, 0, b, h, d)] = x;
+                    if (kOperandStays && s == 0) operand[n * kOperandStride + d] = to_operand(value);
+                }
+                cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
             }
-            cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
         }
     }
-    if (Traits::cooperative) // the initial state of every unit, as given (after the zeroing's barrier)
+    // The operand of step t of the place's chunk, every unit of the head: the initial state as given,
+    // then the states tensor (written by the group's blocks before their barrier).
+    auto gather_state = [&](long long t, const BlockPlace& place) {
         gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
             const int b = place.batch_base + n;
-            return b < batch ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
-                             : nullptr;
+            if (b >= batch) return nullptr;
+            return t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
+                          : states + l.sequence.offset(0, t, b, h, 0);
         });
+    };
+    // A split head's first operand (after the zeroing's barrier); chunks inside each step gather theirs.
+    if (Traits::cooperative && !Traits::chunks_in_step) gather_state(0, block);
     __syncthreads();
 
-    // The next step's inputs are loaded while this step computes: their latency leaves the chain.
+    // The next step's (or chunk's) inputs are loaded while this one computes: their latency leaves
+    // the chain.
     StepInputs upcoming;
-    load_inputs(0, upcoming);
+    load_inputs(0, block.at_chunk(0), upcoming);
     for (long long t = 0; t < T; ++t) {
-        StepInputs inputs;
+        for (int chunk = 0; chunk < kStepChunks; ++chunk) {
+            const BlockPlace place = block.at_chunk(chunk);
+            float* cell_states = all_cell_states + chunk * kChunkStates;
+            StepInputs inputs;
 #pragma unroll
-        for (int item = 0; item < kItems; ++item)
+            for (int item = 0; item < kItems; ++item)
 #pragma unroll
-            for (int k = 0; k < Cell::num_input_gates; ++k)
-                inputs[item][k] = upcoming[item][k];
-        load_inputs(t + 1, upcoming);
+                for (int k = 0; k < Cell::num_input_gates; ++k)
+                    inputs[item][k] = upcoming[item][k];
+            if (chunk + 1 < kStepChunks)
+                load_inputs(t, block.at_chunk(chunk + 1), upcoming);
+            else
+                load_inputs(t + 1, block.at_chunk(0), upcoming);
 
-        product.run(operand, partials);
-        __syncthreads();
-
-        Element sent[kItems]; // the state that multiplies R, of each item
-#pragma unroll
-        for (int item = 0; item < kItems; ++item) {
-            const PointwiseItem it(item, place);
-            sent[item] = from_float(0.0f);
-            if (!it.live) continue;
-            float pre[G];
-#pragma unroll
-            for (int g = 0; g < G; ++g)
-                pre[g] = bias_of[g * kUnits + it.unit];
-#pragma unroll
-            for (int k = 0; k < Cell::num_input_gates; ++k)
-                pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
-#pragma unroll
-            for (int k = 0; k < G_REC; ++k)
-                pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
-            float previous[S], next[S];
-#pragma unroll
-            for (int s = 0; s < S; ++s)
-                previous[s] = cell_states[(s * kBatchRows + it.n) * kUnits + it.unit];
-            Cell::forward(pre, previous, next);
-#pragma unroll
-            for (int s = 0; s < S; ++s) {
-                cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
-                const Element out = from_float(next[s]);
-                states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
-                if (p.last_state && t + 1 == T)
-                    static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
-                if (s == 0) sent[item] = out;
+            if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+                gather_state(t, place);
+                __syncthreads();
             }
-            if (!Traits::cooperative) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
-            if (p.gate_cache) {
+            product.run(operand, partials);
+            __syncthreads();
+
+            Element sent[kItems]; // the state that multiplies R, of each item
 #pragma unroll
-                for (int slot = 0; slot < G; ++slot)
-                    p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] =
-                        pre[alternating::gate_of_slot<Cell>(slot)];
+            for (int item = 0; item < kItems; ++item) {
+                const PointwiseItem it(item, place);
+                sent[item] = from_float(0.0f);
+                if (!it.live) continue;
+                float pre[G];
+#pragma unroll
+                for (int g = 0; g < G; ++g)
+                    pre[g] = bias_of[g * kUnits + it.unit];
+#pragma unroll
+                for (int k = 0; k < Cell::num_input_gates; ++k)
+                    pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
+#pragma unroll
+                for (int k = 0; k < G_REC; ++k)
+                    pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
+                float previous[S], next[S];
+#pragma unroll
+                for (int s = 0; s < S; ++s)
+                    previous[s] = cell_states[(s * kBatchRows + it.n) * kUnits + it.unit];
+                Cell::forward(pre, previous, next);
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    cell_states[(s * kBatchRows + it.n) * kUnits + it.unit] = next[s];
+                    const Element out = from_float(next[s]);
+                    states[l.sequence.offset(s, t + 1, it.b, h, it.d)] = out;
+                    if (p.last_state && t + 1 == T)
+                        static_cast<Element*>(p.last_state)[l.single.offset(s, it.b, h, it.d)] = out;
+                    if (s == 0) sent[item] = out;
+                }
+                if (kOperandStays) operand[it.n * kOperandStride + it.d] = to_operand(next[0]);
+                if (p.gate_cache) {
+#pragma unroll
+                    for (int slot = 0; slot < G; ++slot)
+                        p.gate_cache[l.gate_slots.offset(t, it.b, h, slot, it.d)] =
+                            pre[alternating::gate_of_slot<Cell>(slot)];
+                }
+            }
+            if constexpr (Traits::tagged_exchange) { // one chunk (tagged only without chunks in the step)
+                if (t + 1 < T) {
+                    const unsigned number = static_cast<unsigned>(t + 1);
+#pragma unroll
+                    for (int item = 0; item < kItems; ++item) {
+                        const PointwiseItem it(item, place);
+                        exchange.send(number, it.n, it.d, sent[item], it.live);
+                    }
+                }
             }
         }
 
         if (Traits::cooperative) {
             if (t + 1 == T) break;
             if constexpr (Traits::tagged_exchange) {
-                const unsigned number = static_cast<unsigned>(t + 1);
-#pragma unroll
-                for (int item = 0; item < kItems; ++item) {
-                    const PointwiseItem it(item, place);
-                    exchange.send(number, it.n, it.d, sent[item], it.live);
-                }
-                exchange.receive(number, operand, [&](int n) { return place.batch_base + n < batch; });
+                exchange.receive(static_cast<unsigned>(t + 1), operand,
+                                 [&](int n) { return block.batch_base + n < batch; });
             } else {
                 arrivals += Traits::row_blocks;
                 group_barrier(barrier, arrivals);
-                gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
-                    const int b = place.batch_base + n;
-                    return b < batch ? states + l.sequence.offset(0, t + 1, b, h, 0) : nullptr;
-                });
+                if constexpr (!Traits::chunks_in_step) gather_state(t + 1, block);
             }
         }
         __syncthreads();
