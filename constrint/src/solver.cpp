@@ -2,6 +2,7 @@
 
 #include "constrint/error.hpp"
 #include "engine/parallel_search.hpp"
+#include "engine/parts_search.hpp"
 
 namespace constrint {
 
@@ -51,6 +52,7 @@ namespace {
 
 std::unique_ptr<SearchEngine> make_engine(const Model& model, const SolveOptions& options) {
     check_threads(options.threads);
+    if (auto parts = PartsSearch::split(model, options)) return parts;
     if (options.threads == 1) return std::make_unique<Search>(model, options);
     auto shared_model = std::make_shared<const Model>(model);
     return std::make_unique<ParallelSearch>(shared_model, options, [shared_model](const SolveOptions& o) {
@@ -113,6 +115,30 @@ Result solve_all(const Model& model, std::optional<std::uint64_t> limit, SolveOp
     if (limit) options.solution_limit = limit;
     Solver solver(model, options);
     return collect(solver, limit);
+}
+
+CountResult count_solutions(const Model& model, SolveOptions options) {
+    if (!model.objectives().empty()) {
+        throw ModelError("count_solutions counts solutions of models without objectives; use solve()");
+    }
+    check_threads(options.threads);
+    CountResult result;
+    if (auto parts = PartsSearch::split(model, options)) {
+        result.count = parts->count();
+        result.status = parts->status();
+        result.stats = parts->stats();
+        result.stop_reason = parts->stop_reason();
+        return result;
+    }
+    Solver solver(model, options);
+    Integer count = 0;
+    while (solver.next())
+        ++count;
+    result.status = solver.status();
+    if (result.status == Status::AllSolutions || result.status == Status::Unsatisfiable) result.count = count;
+    result.stats = solver.stats();
+    result.stop_reason = solver.stop_reason();
+    return result;
 }
 
 } // namespace constrint

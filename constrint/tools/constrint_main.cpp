@@ -59,6 +59,10 @@ options of solve (anywhere after 'solve'; '--opt=value' works too):
                       solution in search order with the optimal values
   --json              print one JSON object instead of text
   --stats             print search statistics after the answer ('% nodes: 123' lines)
+  --count             print the number of solutions only ('count = N'; --json: "count"),
+                      exact at any size; independent parts are counted apart and multiplied
+  --no-split          search the model whole instead of its independent parts one by one
+                      (docs/solver.md, "Independent parts"); for comparisons
   --explain           for an unsatisfiable model, print a small set of constraints that
                       cannot hold together, as FILE:LINE: text (and whether it is minimal)
 
@@ -108,6 +112,8 @@ struct Options {
     bool json = false;
     bool stats = false;
     bool explain = false;
+    bool count = false;      // print the number of solutions only
+    bool split_parts = true; // --no-split: search the model whole
 };
 
 std::uint64_t parse_limit(std::string_view text) {
@@ -197,7 +203,8 @@ Options parse_arguments(const std::vector<std::string>& args) {
         };
         const bool solve_option = name == "--all" || name == "--limit" || name == "--timeout" ||
                                   name == "--order" || name == "--json" || name == "--stats" ||
-                                  name == "--explain" || name == "--memory-limit" || name == "--threads";
+                                  name == "--explain" || name == "--memory-limit" || name == "--threads" ||
+                                  name == "--count" || name == "--no-split";
         if (solve_option && o.command != "solve") throw UsageError{name + " is an option of 'solve'"};
         if (name == "--all") {
             no_value();
@@ -221,6 +228,12 @@ Options parse_arguments(const std::vector<std::string>& args) {
         } else if (name == "--explain") {
             no_value();
             o.explain = true;
+        } else if (name == "--count") {
+            no_value();
+            o.count = true;
+        } else if (name == "--no-split") {
+            no_value();
+            o.split_parts = false;
         } else {
             throw UsageError{"unknown option '" + arg + "'"};
         }
@@ -441,6 +454,20 @@ int run_format(const Options& o) {
     return kExitSolution;
 }
 
+// --count: the number of solutions, exact at any size (independent parts are not enumerated).
+int run_count(const Options& o, const Model& model, const SolveOptions& options) {
+    const CountResult result = count_solutions(model, options);
+    const std::string count = result.count ? result.count->str() : "";
+    if (o.json) {
+        std::cout << "{\"status\": \"" << to_string(result.status)
+                  << "\", \"count\": " << (result.count ? count : "null") << "}\n";
+    } else {
+        std::cout << (result.count ? "count = " + count : std::string("UNKNOWN")) << "\n";
+    }
+    if (o.stats && !o.json) print_stats_text(result.stats);
+    return result.count ? kExitSolution : kExitStopped;
+}
+
 int run_solve(const Options& o) {
     const std::string file = o.file == "-" ? "<stdin>" : o.file;
     const Model model = parse_cint(read_model(o.file), file);
@@ -451,6 +478,8 @@ int run_solve(const Options& o) {
     if (o.timeout) options.time_limit_seconds = std::max(1e-3, *o.timeout - seconds_since_start());
     options.cancel = &g_cancel;
     options.threads = o.threads;
+    options.split_parts = o.split_parts;
+    if (o.count) return run_count(o, model, options);
 
     const bool optimise = !model.objectives().empty();
     const bool enumerate = o.all || o.limit.has_value();

@@ -83,6 +83,7 @@ class Model {
     void search(std::vector<Var> order);
     void maximize(const Expr& term, Origin origin = {}); // several objectives form a lexicographic order
     void minimize(const Expr& term, Origin origin = {});
+    void clear_objectives() { objectives_.clear(); } // a satisfaction model (the solver's parts)
 
     std::uint64_t id() const { return id_; }
     const std::vector<VariableInfo>& variables() const { return variables_; }

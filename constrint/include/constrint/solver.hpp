@@ -43,6 +43,9 @@ struct SolveOptions {
     // With threads > 1, a satisfaction search does not look past the first this many solutions in
     // search order (solve() sets 1, solve_all() its limit). It does not limit next() otherwise.
     std::optional<std::uint64_t> solution_limit;
+    // Search the model's independent parts one by one and combine their answers (docs/solver.md,
+    // "Independent parts"): the same first answer, solution set and optima as the whole search.
+    bool split_parts = true;
 };
 
 enum class Status : std::uint8_t {
@@ -115,5 +118,16 @@ Result solve(const Model& model, SolveOptions options = {});
 // Every solution (at most `limit` when given), in search order.
 Result solve_all(const Model& model, std::optional<std::uint64_t> limit = std::nullopt,
                  SolveOptions options = {});
+
+struct CountResult {
+    Status status = Status::Unknown; // AllSolutions (the count is exact), Unsatisfiable, or Unknown
+    std::optional<Integer> count;    // nothing when a limit stopped the count
+    Stats stats;
+    std::string stop_reason;
+};
+
+// The number of solutions of a model without objectives, exact at any size. Independent parts are
+// counted one by one and their counts multiplied: their product is not enumerated.
+CountResult count_solutions(const Model& model, SolveOptions options = {});
 
 } // namespace constrint
