@@ -38,16 +38,29 @@ step gpu-tests "$BIN/flashrnn_gpu_tests" -tce='linrec*,RG-LRU*,newton*'
 # way once more at fceca15 (SIGSEGV in "clipped and cut", 0 errors). memcheck therefore runs the
 # alternating backend with direct launches (FLASHRNN_ALTERNATING_GRAPHS=0): the same kernels with the
 # same arguments, not replayed from a graph; racecheck keeps the graphs.
+# racecheck, failing on a hazard in any kernel but cuBLAS's own Hopper GEMMs (nvjet_*, which the fused
+# backend's weight gradients call at some sizes): on the H100 (2026-11-24, B = 201 and 999) racecheck
+# reported hazards between two accesses inside them, shared memory that vendor code synchronises in
+# ways racecheck does not see. Excluding them with --kernel-name-exclude instead made the sanitizer
+# itself fail ("failed to handle a hardware exception") in the next test case, so they run checked and
+# only their reports are set aside. Also fails when the tests fail or the sanitizer reports an error.
+racecheck_of_ours() {
+  local log; log=$(mktemp)
+  env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool racecheck "$@" >"$log" 2>&1
+  local rc=$?
+  cat "$log"
+  local ours; ours=$(grep -E '(Race reported between|and) (Read|Write) access at' "$log" | grep -v -c ' access at nvjet_')
+  if [ "$rc" -ne 0 ] || [ "$ours" -ne 0 ] || grep -q 'Internal Sanitizer Error' "$log"; then
+    echo "racecheck: exit status $rc, $ours hazard lines in kernels of ours"; return 1
+  fi
+  echo "racecheck: no hazard in kernels of ours ($(grep -c ' access at nvjet_' "$log") lines in cuBLAS's nvjet kernels set aside)"
+}
 for backend in alternating fused; do # the kernels of each backend on a small subset of its tests
   step "memcheck-$backend" env CUDA_MODULE_LOADING=EAGER FLASHRNN_ALTERNATING_GRAPHS=0 \
     compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$BIN/flashrnn_gpu_tests" \
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
-  # cuBLAS's own Hopper GEMM kernels (nvjet_*: the fused backend's weight gradients at some sizes)
-  # are left out: racecheck reported hazards inside them (2026-11-24, B = 201 and 999), in code that
-  # is not ours; every kernel of ours stays checked.
-  step "racecheck-$backend" env CUDA_MODULE_LOADING=EAGER compute-sanitizer --tool racecheck --error-exitcode 1 \
-    --kernel-name-exclude kns=nvjet "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
+  step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
 done
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
