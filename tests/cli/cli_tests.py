@@ -71,6 +71,26 @@ def expect_json(args, code):
 # ---- text output ---------------------------------------------------------------------------------
 
 @case
+def count_of_independent_parts():
+    """--count multiplies the parts' counts (2^80 here, never enumerated); --no-split enumerates."""
+    with tempfile.TemporaryDirectory() as folder:
+        parts = os.path.join(folder, "parts.cint")
+        with open(parts, "w") as f:
+            f.write("".join("var a%d in 0..255; var b%d in 0..255; a%d != b%d;\n" % (i, i, i, i) for i in range(5)))
+        expect_run(["solve", "--count", parts], 0, stdout="count = %d\n" % 65280 ** 5, stderr="")
+        document = json.loads(expect_run(["solve", "--count", "--json", parts], 0)[0])
+        expect(document == {"status": "ALL_SOLUTIONS", "count": 65280 ** 5}, "JSON count", document)
+        small = os.path.join(folder, "small.cint")
+        with open(small, "w") as f:
+            f.write("var x in 1..3; var y in 1..3; x != y; var z in 0..4; z % 2 == 0;\n")
+        listed = expect_run(["solve", "--all", small], 0)[0].count("----------")
+        expect(listed == 6 * 3, "six (x, y) pairs times three z", listed)
+        for extra in ([], ["--no-split"]):
+            expect_run(["solve", "--count", *extra, small], 0, stdout="count = %d\n" % listed)
+
+
+
+@case
 def first_solution():
     expect_run(["solve", model("two_solutions.cint")], 0, stdout="x = 5\ny = 7\n----------\n", stderr="")
 

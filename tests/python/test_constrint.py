@@ -179,6 +179,33 @@ def test_threads_give_the_same_answers_as_one_thread():
         ci.solve(m, threads=0)
 
 
+def test_count_multiplies_independent_parts_and_matches_the_enumeration():
+    m = ci.Model()
+    for i in range(5):  # five parts of 65280 solutions each: 2^80 in all, counted without enumerating
+        a, b = m.int_var(f"a{i}", 0, 255), m.int_var(f"b{i}", 0, 255)
+        m += a != b
+    counted = ci.count(m)
+    assert counted.status == "ALL_SOLUTIONS" and counted.count == 65280 ** 5
+    assert counted.stats.nodes < 1_000_000  # each part enumerated (5 x 65280), never their product
+    small = ci.Model()
+    x, y, z = small.int_var("x", 1, 3), small.int_var("y", 1, 3), small.int_var("z", 0, 4)
+    small += x != y
+    small += z % 2 == 0
+    listed = len(ci.solve_all(small).solutions)
+    assert listed == 18
+    assert ci.count(small).count == ci.count(small, split_parts=False).count == listed
+    assert ci.count(small, threads=2).count == listed
+    none = ci.Model()
+    p = [none.int_var(f"p{i}", 1, 6) for i in range(7)]  # seven pigeons, six holes
+    for i, j in itertools.combinations(range(7), 2):
+        none += p[i] != p[j]
+    assert ci.count(none).count == 0 and ci.count(none).status == "UNSATISFIABLE"
+    assert ci.count(none, nodes=5, split_parts=False).count is None  # a limit stopped it
+    small.maximize(x)
+    with pytest.raises(ci.ModelError, match="without objectives"):
+        ci.count(small)
+
+
 def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
     import _thread
     import threading

@@ -7,6 +7,6 @@
     result = ci.solve(m)
 """
 from ._core import (  # noqa: F401
-    Constraint, Error, Expr, FileError, Model, ModelError, ParseError, Result, Solution, SolutionIterator, Stats, Var,
-    divides, explain, load, max, member, min, parse, solve, solve_all,
+    Constraint, CountResult, Error, Expr, FileError, Model, ModelError, ParseError, Result, Solution, SolutionIterator,
+    Stats, Var, count, divides, explain, load, max, member, min, parse, solve, solve_all,
 )

@@ -364,6 +364,33 @@ PYBIND11_MODULE(_core, m) {
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
         py::arg("order") = "declaration", py::arg("threads") = 1,
         "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
+    py::class_<CountResult>(m, "CountResult", "The outcome of ci.count.")
+        .def_property_readonly("status",
+                               [](const CountResult& r) { return std::string(to_string(r.status)); })
+        .def_readonly("count", &CountResult::count)
+        .def_readonly("stats", &CountResult::stats)
+        .def_readonly("stop_reason", &CountResult::stop_reason);
+    m.def(
+        "count",
+        [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
+           int threads, bool split_parts) {
+            const InterruptCheck check;
+            SolveOptions options = options_from(timeout, nodes, "declaration", check, threads);
+            options.split_parts = split_parts;
+            const Model model = shared_model; // with the GIL: another thread may change the original
+            CountResult result;
+            {
+                py::gil_scoped_release release;
+                result = count_solutions(model, options);
+            }
+            check.raise_if_interrupted();
+            return result;
+        },
+        py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+        py::arg("threads") = 1, py::arg("split_parts") = true,
+        "The number of solutions of a model without objectives, exact at any size, as a CountResult\n"
+        "(status, count: None when a limit stopped it, stats, stop_reason). Independent parts are counted\n"
+        "one by one and multiplied (split_parts=False counts the whole model by enumeration).");
     m.def("explain", &explain_texts, py::arg("model"), py::arg("timeout") = py::none(),
           py::arg("nodes") = py::none(), "The constraints of a small conflicting set (as Model.explain).");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
