@@ -26,6 +26,13 @@ enum class PropStatus : std::uint8_t {
 
 enum class Entailment : std::uint8_t { False, True, Unknown };
 
+// Rounds of bounds narrowing in one run of a propagator that loops to its own fixpoint (Linear,
+// Times, Power). Bounds can creep a few values per round over huge domains (7x - 4y + 6z = 1 over
+// 2^62, a fixed product near its square root, a power's roots against a result with holes), so a
+// run ends after this many rounds and schedules itself again (Store::reschedule_running), which
+// lets the store check the limits in between: the fuzzer found each of these running past limits.
+constexpr int kRoundsPerRun = 64;
+
 // The status that matches an entailment: proven true is subsumed, proven false fails.
 inline PropStatus settle(Entailment e) {
     return e == Entailment::True    ? PropStatus::Subsumed

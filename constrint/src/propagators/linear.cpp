@@ -58,11 +58,6 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
     distinct_vars_ = std::adjacent_find(vars.begin(), vars.end()) == vars.end();
 }
 
-// Rounds of bounds narrowing per run. An equation with coefficients other than +-1 can move its
-// bounds by a few units per round over a domain of 2^62 (7x - 4y + 6z = 1 ran past 60 s with a
-// 50 ms limit: the fuzzer found it); after this many rounds the run ends and is scheduled again.
-constexpr int kRoundsPerRun = 64;
-
 // Every step is checked: a product, sum or difference that does not fit a word ends the run here and
 // the Integer path starts over from the bounds narrowed so far (each narrowing made here is one the
 // Integer path would make too).

@@ -80,10 +80,9 @@ bool Times::ordered_roots(Store& s, VarId low, VarId high) {
     return true;
 }
 
-// Rounds per run: quotients of the bounds of a fixed product move a bound by about one value per
-// round near the square root (the bounds-consistent factor is the next divisor, which is
-// factoring), so a run stops after this many and is scheduled again, after a limit check.
-constexpr int kRoundsPerRun = 64;
+// Quotients of the bounds of a fixed product move a bound by about one value per round near the
+// square root (the bounds-consistent factor is the next divisor, which is factoring): a run stops
+// after kRoundsPerRun rounds and is scheduled again, after a limit check.
 
 PropStatus Times::propagate(Store& s) {
     // x * x (FlatZinc's int_times(x, x, p)) is a square: integer roots narrow it at once, where
