@@ -36,19 +36,11 @@ def main() -> None:
     if args.device == "cpu":
         torch.set_num_threads(1)  # the float64 reference is sequential; more threads only contend
 
-    trained = []
-
-    class KeptModel(train.SequenceModel):  # train.train builds the model; keep it for the evaluations
-        def __init__(self, *arguments, **options):
-            super().__init__(*arguments, **options)
-            trained.append(self)
-
-    train.SequenceModel = KeptModel
     config = train.Config(model=args.model, task="parity", device=args.device, steps=args.steps, batch=args.batch,
                           hidden=args.hidden, lr=args.lr, seed=args.seed, eval_every=0,
                           eval_sequences=args.eval_sequences)
-    result = train.train(config)
-    model, task = trained[0], TASKS["parity"]
+    model, result = train.train_model(config)
+    task = TASKS["parity"]
     rows = [("sequential", result["accuracy_exact_solve"]),
             (f"Newton to convergence (<= {result['newton_converged_iterations']} iterations)",
              result["accuracy_newton_converged"])]

@@ -134,6 +134,11 @@ def progress(step: int, config: Config, loss: float, started: float) -> None:
 def train(config: Config, task: Task | None = None) -> dict:
     """Trains and evaluates one model; returns the result that train.py writes as JSON. `task` replaces
     TASKS[config.task] (other lengths, as the tests' tiny runs)."""
+    return train_model(config, task)[1]
+
+
+def train_model(config: Config, task: Task | None = None) -> tuple[SequenceModel, dict]:
+    """train(), also returning the trained model (to evaluate it further, e.g. with other solvers)."""
     task = task or TASKS[config.task]
     torch.manual_seed(config.seed)
     model = SequenceModel(config.model, task.vocabulary, config.hidden, heads=config.heads,
@@ -195,7 +200,7 @@ def train(config: Config, task: Task | None = None) -> dict:
                    "accuracy_newton_converged": converged,
                    "summary_accuracy_newton_converged": summary_accuracy(task, converged),
                    "newton_converged_iterations": max(iterations)}
-    return result
+    return model, result
 
 
 def write_result(result: dict, out: Path) -> Path:

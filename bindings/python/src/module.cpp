@@ -57,6 +57,20 @@ struct InterruptCheck {
     }
 };
 
+// Runs `search` on a copy of the model, taken with the GIL (another thread may change the original),
+// with the GIL released; then raises KeyboardInterrupt if Ctrl-C stopped it.
+template <typename Search>
+auto search_released(const Model& shared_model, const InterruptCheck& check, Search search) {
+    const Model model = shared_model;
+    decltype(search(model)) result;
+    {
+        py::gil_scoped_release release;
+        result = search(model);
+    }
+    check.raise_if_interrupted();
+    return result;
+}
+
 SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes,
                           const std::string& order, const InterruptCheck& check, int threads = 1) {
     SolveOptions options;
@@ -270,13 +284,8 @@ PYBIND11_MODULE(_core, m) {
                const std::string& order, int threads) -> py::object {
                 const InterruptCheck check;
                 const SolveOptions options = options_from(timeout, nodes, order, check, threads);
-                const Model model = self; // with the GIL: another thread may change `self`
-                Result result;
-                {
-                    py::gil_scoped_release release;
-                    result = constrint::solve(model, options);
-                }
-                check.raise_if_interrupted();
+                const Result result = search_released(
+                    self, check, [&](const Model& model) { return constrint::solve(model, options); });
                 if (result.solutions.empty()) return py::none();
                 py::object best = py::cast(result.solutions.back());
                 best.attr("stats") = result.stats;
@@ -333,14 +342,8 @@ PYBIND11_MODULE(_core, m) {
            const std::string& order, int threads) {
             const InterruptCheck check;
             const SolveOptions options = options_from(timeout, nodes, order, check, threads);
-            const Model model = shared_model; // with the GIL: another thread may change the original
-            Result result;
-            {
-                py::gil_scoped_release release;
-                result = solve(model, options);
-            }
-            check.raise_if_interrupted();
-            return result;
+            return search_released(shared_model, check,
+                                   [&](const Model& model) { return solve(model, options); });
         },
         py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
         py::arg("order") = "declaration", py::arg("threads") = 1,
@@ -352,14 +355,8 @@ PYBIND11_MODULE(_core, m) {
            const std::string& order, int threads) {
             const InterruptCheck check;
             const SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
-            const Model model = shared_model; // with the GIL: another thread may change the original
-            Result result;
-            {
-                py::gil_scoped_release release;
-                result = solve_all(model, limit, options);
-            }
-            check.raise_if_interrupted();
-            return result;
+            return search_released(shared_model, check,
+                                   [&](const Model& model) { return solve_all(model, limit, options); });
         },
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
         py::arg("order") = "declaration", py::arg("threads") = 1,
@@ -377,14 +374,8 @@ PYBIND11_MODULE(_core, m) {
             const InterruptCheck check;
             SolveOptions options = options_from(timeout, nodes, "declaration", check, threads);
             options.split_parts = split_parts;
-            const Model model = shared_model; // with the GIL: another thread may change the original
-            CountResult result;
-            {
-                py::gil_scoped_release release;
-                result = count_solutions(model, options);
-            }
-            check.raise_if_interrupted();
-            return result;
+            return search_released(shared_model, check,
+                                   [&](const Model& model) { return count_solutions(model, options); });
         },
         py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
         py::arg("threads") = 1, py::arg("split_parts") = true,
