@@ -181,6 +181,36 @@ TEST_CASE("integer: floor_root and ceil_root are exact for k = 1..7 on small n")
     }
 }
 
+TEST_CASE(
+    "integer: floor_root and ceil_root are exact for large k, next to perfect powers and powers of two") {
+    // Newton's start comes from a floating-point estimate of the root: these are the cases where an estimate
+    // off by one ulp would land below the root (perfect powers and their neighbours, roots next to 2^52 and
+    // 2^53, where the estimate changes form) or where the root is 1 (k at least n's bit count).
+    const std::vector<Integer> roots{Integer(1),          Integer(2),      Integer(3),      two_to(52) - 1,
+                                     two_to(52),          two_to(53) + 1,  two_to(62),      two_to(62) + 1,
+                                     two_to(100) + 12345, two_to(150) - 1, Integer(1000003)};
+    for (const Integer& r : roots) {
+        for (unsigned k : {2u, 3u, 17u, 64u, 655u, 1000u}) {
+            const Integer n = constrint::power(r, k);
+            if (boost::multiprecision::msb(n) > 70000)
+                continue; // beyond what the solver computes (kMaxTermBits)
+            CAPTURE(r);
+            CAPTURE(k);
+            CHECK(constrint::floor_root(n, k) == r);
+            CHECK(constrint::ceil_root(n, k) == r);
+            CHECK(constrint::floor_root(n - 1, k) == r - 1);
+            CHECK(constrint::floor_root(n + 1, k) == r);
+            CHECK(constrint::ceil_root(n + 1, k) == r + 1);
+        }
+    }
+    // The root is 1 whenever 2 <= n < 2^k.
+    for (unsigned k : {2u, 7u, 64u, 65u, 655u}) {
+        CHECK(constrint::floor_root(two_to(k) - 1, k) == 1);
+        CHECK(constrint::floor_root(two_to(k), k) == 2);
+        CHECK(constrint::ceil_root(two_to(k) - 1, k) == 2);
+    }
+}
+
 TEST_CASE("integer: floor_root and ceil_root are exact on huge n, at and next to perfect powers") {
     const std::vector<Integer> roots{two_to(100) + 12345, two_to(64) - 1, two_to(64),     two_to(64) + 1,
                                      Integer(2),          Integer(3),     two_to(200) - 1};
