@@ -17,6 +17,15 @@ The peer (--nx-flashrnn DIR, in the same run): NX-AI's original flashrnn (its `c
 compiles its kernels with torch's cpp_extension at the first call of a shape, not timed), wrapped as
 a layer like flashrnn.nn.LSTM: the same input projection, then its head-wise LSTM.
 
+The peer compiles every configuration (dtype, heads, head_dim, batch, backend) with nvcc, about a
+minute each. --peer-precompile N compiles them all first in N processes at once, each configuration
+into its own torch extensions folder under --peer-cache (its loader names extensions by a truncated
+list of its constants, so configurations would otherwise share a folder and rebuild each other), then
+the timed process loads the built module from that folder. The peer's loader waits a random 0-10 s
+before each load to spread out concurrent builds into one folder; with a folder per configuration the
+wait has no purpose, and it is skipped (its `time.sleep` only; nothing of its kernels changes). A
+configuration that does not compile within --peer-compile-timeout seconds is reported, not timed.
+
 Overhead (the issue's "per-call overhead of the Python op over the C++ call"): the recurrence alone
 (no projection) at each shape, forward, no autograd, through
   op   torch.ops.flashrnn.rnn_forward(...)            (output allocation, workspace query and
@@ -33,11 +42,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
 
 import torch
+import torch.utils.cpp_extension
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from torch_lstm_bench import median_ms  # noqa: E402  (CUDA events, warm-up, median: one copy for both benches)
@@ -79,6 +91,78 @@ class PeerLSTM(torch.nn.Module):
                                   dtype=self.dtype_name)
 
 
+PEER_BACKENDS = ("cuda_fused", "cuda")
+
+
+def peer_configurations(args, shapes, batches):
+    return [(dtype_name, heads, head_dim, batch, backend) for dtype_name in args.dtypes.split(",")
+            for heads, head_dim in shapes for batch in batches for backend in PEER_BACKENDS]
+
+
+def peer_folder(args, dtype_name, heads, head_dim, batch, backend):
+    return str(Path(args.peer_cache).resolve() / f"{dtype_name}-{heads}x{head_dim}-b{batch}-{backend}")
+
+
+def import_peer(directory):
+    """nx_flashrnn from directory, with its loader's random wait before each load skipped (see above)."""
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    import nx_flashrnn
+    from nx_flashrnn.flashrnn import cuda_init
+
+    class TimeWithoutWait:
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        @staticmethod
+        def sleep(seconds):
+            pass
+
+    cuda_init.time = TimeWithoutWait()
+    return nx_flashrnn
+
+
+def compile_peer(task):
+    """In a worker process: build one peer configuration by running it once (forward and backward)."""
+    directory, folder, dtype_name, heads, head_dim, batch, backend = task
+    os.environ["TORCH_EXTENSIONS_DIR"] = folder
+    os.environ.setdefault("MAX_JOBS", "2")
+    start = time.perf_counter()
+    try:
+        peer = import_peer(directory)
+        hidden = heads * head_dim
+        layer = PeerLSTM(peer, backend, hidden, heads, head_dim, DTYPES[dtype_name])
+        x = torch.randn(batch, 16, hidden, device="cuda", dtype=DTYPES[dtype_name], requires_grad=True)
+        layer(x)[0].float().sum().backward()
+        torch.cuda.synchronize()
+        return task, None, time.perf_counter() - start
+    except Exception as error:  # the peer refusing a shape is a result, reported with the table
+        return task, f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}", \
+            time.perf_counter() - start
+
+
+def precompile_peer(args, configurations):
+    """Builds every peer configuration in args.peer_precompile processes; returns {configuration: error}."""
+    tasks = [(args.nx_flashrnn, peer_folder(args, *c), *c) for c in configurations]
+    failed = {}
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(args.peer_precompile, maxtasksperchild=1) as pool:
+        pending = {c: pool.apply_async(compile_peer, (t,)) for c, t in zip(configurations, tasks)}
+        for configuration, result in pending.items():
+            remaining = args.peer_compile_timeout - (time.perf_counter() - start)
+            try:
+                _, error, seconds = result.get(timeout=max(remaining, 1.0))
+            except multiprocessing.TimeoutError:
+                error, seconds = f"not compiled within {args.peer_compile_timeout:.0f} s", float("nan")
+            if error:
+                failed[configuration] = error
+            print(f"# peer {'/'.join(map(str, configuration))}: {error or 'built'} ({seconds:.0f} s)", flush=True)
+        pool.terminate()
+    print(f"# peer: {len(configurations) - len(failed)} of {len(configurations)} configurations built in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    return failed
+
+
 def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
     import flashrnn
 
@@ -91,9 +175,20 @@ def bench_layers(args, dtype_name, heads, head_dim, batch, rows):
                                                                      dtype=dtype)))
     if args.peer is not None:
         candidates += [(f"NX-AI flashrnn {backend}", lambda b=backend: PeerLSTM(args.peer, b, hidden, heads, head_dim,
-                                                                                 dtype)) for backend in ("cuda_fused", "cuda")]
+                                                                                 dtype)) for backend in PEER_BACKENDS]
     for name, make in candidates:
         row = {"dtype": dtype_name, "heads": heads, "head_dim": head_dim, "B": batch, "T": args.T, "layer": name}
+        if name.startswith("NX-AI") and args.peer_cache:
+            configuration = (dtype_name, heads, head_dim, batch, name.split()[-1])
+            if configuration in args.peer_failed:
+                row["note"] = args.peer_failed[configuration]
+                rows.append(row)
+                print_row(row)
+                continue
+            os.environ["TORCH_EXTENSIONS_DIR"] = peer_folder(args, *configuration)
+            # torch numbers a rebuilt extension name_v1, name_v2, ... within a process when the same name comes
+            # with other flags; each configuration's own folder holds its build under the plain name.
+            torch.utils.cpp_extension.JIT_EXTENSION_VERSIONER.entries.clear()
         try:
             layer = make()
             forward, forward_backward = layer_runs(layer, x)
@@ -180,16 +275,22 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--calls", type=int, default=10, help="back-to-back calls per overhead timing")
+    parser.add_argument("--overhead-only", action="store_true", help="time only the per-call overhead")
     parser.add_argument("--quick", action="store_true", help="batches 2, 16, 256 and fewer iterations")
     parser.add_argument("--csv", help="also write the rows to this CSV file")
     parser.add_argument("--nx-flashrnn", metavar="DIR", help="also time NX-AI flashrnn, imported as nx_flashrnn from DIR")
+    parser.add_argument("--peer-precompile", type=int, default=0, metavar="N",
+                        help="build every peer configuration first, in N processes (see above)")
+    parser.add_argument("--peer-cache", default="peer-extensions",
+                        help="root of the per-configuration extension folders of --peer-precompile")
+    parser.add_argument("--peer-compile-timeout", type=float, default=420.0,
+                        help="seconds for building all peer configurations")
     args = parser.parse_args(argv)
-    args.peer = None
+    args.peer, args.peer_failed = None, {}
+    if not args.peer_precompile:
+        args.peer_cache = None
     if args.nx_flashrnn:
-        sys.path.insert(0, args.nx_flashrnn)
-        import nx_flashrnn
-
-        args.peer = nx_flashrnn
+        args.peer = import_peer(args.nx_flashrnn)
     if not torch.cuda.is_available():
         print("torch_layers_bench: needs a CUDA device (torch.cuda.is_available() is False); nothing measured")
         return 0
@@ -204,18 +305,22 @@ def main(argv=None) -> int:
     batches = sorted({args.batch, *(int(b) for b in args.batches.split(","))})
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, T={args.T}; times in ms (median of "
           f"{args.iters} after {args.warmup} warm-up calls), host in us per call")
+    if args.peer is not None and args.peer_precompile:
+        args.peer_failed = precompile_peer(args, peer_configurations(args, shapes, batches))
     print(" | ".join(COLUMNS))
     rows: list[dict] = []
     for dtype_name in args.dtypes.split(","):
         for heads, head_dim in shapes:
             for batch in batches:
-                bench_layers(args, dtype_name, heads, head_dim, batch, rows)
+                if not args.overhead_only:
+                    bench_layers(args, dtype_name, heads, head_dim, batch, rows)
                 bench_overhead(args, dtype_name, heads, head_dim, batch, rows)
+                if args.csv:  # rewritten after every shape, so that a run cut short keeps what it measured
+                    with open(args.csv, "w", newline="") as f:
+                        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+                        writer.writeheader()
+                        writer.writerows(rows)
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
         print(f"# wrote {len(rows)} rows to {args.csv}")
     return 0
 
