@@ -10,6 +10,8 @@
 //   alternating_bench [--backend alternating|fused|both] [--dtype bf16] [--cell lstm] [--steps 1024]
 //                     [--runs 15] [--csv FILE] [--quick] [--batches 64,128,256]
 // --quick: the B = 16 shapes only; --batches: only the batch sweep (12 x 64 and 1 x 768), at these B.
+// --backend both: also the automatic backend, pass by pass (what it picks and why), its times and
+// their ratio to the faster backend's.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -75,6 +77,7 @@ struct Backend {
 
 const Backend kAlternating{"alternating", flashrnn::rnn::Backend::alternating};
 const Backend kFused{"fused", flashrnn::rnn::Backend::fused};
+const Backend kAutomatic{"automatic", flashrnn::rnn::Backend::automatic};
 
 // Elements of each tensor of one problem.
 struct Counts {
@@ -205,27 +208,68 @@ Row measure(const Backend& backend, flashrnn::Cell cell, flashrnn::DType dtype,
     return row;
 }
 
-// What Backend::automatic picks for the shape and how far that is from the faster backend measured
-// (a backend the GPU has no configuration for is not measured: the other one is the faster).
-void print_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const flashrnn::ProblemShape& shape,
-                            const std::map<flashrnn::rnn::Backend, Row>& measured) {
+// The start of a row of the table: the backend and the shape.
+void print_label(const char* name, const flashrnn::ProblemShape& shape) {
+    std::printf("%-11s %5lld %4lld %5lld | ", name, static_cast<long long>(shape.batch),
+                static_cast<long long>(shape.heads), static_cast<long long>(shape.head_dim));
+    std::fflush(stdout);
+}
+
+// The rest of the row: the times (and the CSV's row when there is one).
+void print_times(const char* name, const std::string& cell_name, const std::string& dtype_name,
+                 long long steps, const flashrnn::ProblemShape& shape, const Row& row, FILE* csv) {
+    const double per_step = 1000.0 / static_cast<double>(steps);
+    std::printf("%10.3f %10.3f | %10.3f %10.3f | %13.2f %13.2f\n", row.forward_ms, row.forward_graph_ms,
+                row.training_ms, row.training_graph_ms, row.forward_graph_ms * per_step,
+                row.training_graph_ms * per_step);
+    std::fflush(stdout);
+    if (csv)
+        std::fprintf(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", name,
+                     cell_name.c_str(), dtype_name.c_str(), steps, static_cast<long long>(shape.batch),
+                     static_cast<long long>(shape.heads), static_cast<long long>(shape.head_dim),
+                     row.forward_ms, row.forward_graph_ms, row.training_ms, row.training_graph_ms,
+                     row.forward_graph_ms * per_step, row.training_graph_ms * per_step);
+}
+
+// What Backend::automatic picks in each pass and why, its times, and how far they are from the faster
+// backend's (a backend the GPU has no configuration for is not measured: the other one is the
+// faster). Where both passes pick one backend its calls are that backend's, so its row is reused;
+// where they differ (a fused forward, an alternating backward) the automatic backend is measured.
+void measure_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const flashrnn::ProblemShape& shape,
+                              const std::map<flashrnn::rnn::Backend, Row>& measured, Tensors& tensors,
+                              int runs, cudaStream_t stream, long long steps, FILE* csv) {
+    using flashrnn::FusedPass;
     using flashrnn::rnn::Backend;
-    const Backend picked = flashrnn::rnn::resolve_backend({cell, dtype, shape}, Backend::automatic);
-    const auto chosen = measured.find(picked);
-    if (chosen == measured.end()) {
+    const flashrnn::rnn::Problem problem{cell, dtype, shape};
+    const flashrnn::rnn::AutomaticChoice forward =
+        flashrnn::rnn::automatic_choice(problem, FusedPass::forward);
+    const flashrnn::rnn::AutomaticChoice backward =
+        flashrnn::rnn::automatic_choice(problem, FusedPass::backward);
+    std::printf("%-11s %5s %4s %5s | forward %s\n%-11s %5s %4s %5s | backward %s\n", "", "", "", "",
+                forward.reason.c_str(), "", "", "", "", backward.reason.c_str());
+    Row row;
+    if (forward.backend != backward.backend) {
+        row = measure(kAutomatic, cell, dtype, shape, tensors, runs, stream);
+    } else if (const auto same = measured.find(forward.backend); same != measured.end()) {
+        row = same->second;
+    } else {
         std::printf("%-11s %5s %4s %5s | automatic picks %s, which was not measured\n", "", "", "", "",
-                    std::string(flashrnn::rnn::to_string(picked)).c_str());
+                    std::string(flashrnn::rnn::to_string(forward.backend)).c_str());
         return;
     }
-    double fastest_fw = chosen->second.forward_graph_ms, fastest_fwbw = chosen->second.training_graph_ms;
-    for (const auto& [backend, row] : measured) {
-        fastest_fw = std::min(fastest_fw, row.forward_graph_ms);
-        fastest_fwbw = std::min(fastest_fwbw, row.training_graph_ms);
+    print_label(kAutomatic.name, shape);
+    print_times(kAutomatic.name, std::string(flashrnn::cell_info(cell).name),
+                std::string(flashrnn::to_string(dtype)), steps, shape, row, csv);
+    double fastest_fw = row.forward_graph_ms, fastest_fwbw = row.training_graph_ms;
+    for (const auto& [backend, other] : measured) {
+        fastest_fw = std::min(fastest_fw, other.forward_graph_ms);
+        fastest_fwbw = std::min(fastest_fwbw, other.training_graph_ms);
     }
-    std::printf("%-11s %5s %4s %5s | automatic picks %s: fw %.2fx, fw+bw %.2fx the faster backend's time\n",
-                "", "", "", "", std::string(flashrnn::rnn::to_string(picked)).c_str(),
-                chosen->second.forward_graph_ms / fastest_fw,
-                chosen->second.training_graph_ms / fastest_fwbw);
+    std::printf("%-11s %5s %4s %5s | automatic picks forward %s, backward %s: fw %.2fx, fw+bw %.2fx the "
+                "faster backend's time\n",
+                "", "", "", "", std::string(flashrnn::rnn::to_string(forward.backend)).c_str(),
+                std::string(flashrnn::rnn::to_string(backward.backend)).c_str(),
+                row.forward_graph_ms / fastest_fw, row.training_graph_ms / fastest_fwbw);
 }
 
 // "64,128,256": positive batch sizes, comma-separated.
@@ -324,8 +368,7 @@ int main(int argc, char** argv) {
             Tensors tensors(cell, dtype, shape);
             std::map<flashrnn::rnn::Backend, Row> measured; // graph replays, for the automatic choice
             for (const Backend* backend : backends) {
-                std::printf("%-11s %5lld %4lld %5lld | ", backend->name, static_cast<long long>(shape.batch),
-                            static_cast<long long>(shape.heads), static_cast<long long>(shape.head_dim));
+                print_label(backend->name, shape);
                 Row row;
                 try {
                     row = measure(*backend, cell, dtype, shape, tensors, runs, stream);
@@ -334,26 +377,16 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 measured[backend->backend] = row;
-                const double per_step = 1000.0 / static_cast<double>(steps);
-                std::printf("%10.3f %10.3f | %10.3f %10.3f | %13.2f %13.2f\n", row.forward_ms,
-                            row.forward_graph_ms, row.training_ms, row.training_graph_ms,
-                            row.forward_graph_ms * per_step, row.training_graph_ms * per_step);
+                print_times(backend->name, cell_name, dtype_name, steps, shape, row, csv);
                 if (row.first_forward_ms >= 0)
                     std::printf(
                         "%-11s %5s %4s %5s | first call (capture + instantiate): fw %.3f ms, fw+bw %.3f "
                         "ms; fw with new pointers each call (staged): %.3f ms\n",
                         "", "", "", "", row.first_forward_ms, row.first_training_ms,
                         row.new_pointers_forward_ms);
-                std::fflush(stdout);
-                if (csv)
-                    std::fprintf(csv, "%s,%s,%s,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n",
-                                 backend->name, cell_name.c_str(), dtype_name.c_str(), steps,
-                                 static_cast<long long>(shape.batch), static_cast<long long>(shape.heads),
-                                 static_cast<long long>(shape.head_dim), row.forward_ms, row.forward_graph_ms,
-                                 row.training_ms, row.training_graph_ms, row.forward_graph_ms * per_step,
-                                 row.training_graph_ms * per_step);
             }
-            if (backends.size() == 2) print_automatic_choice(cell, dtype, shape, measured);
+            if (backends.size() == 2)
+                measure_automatic_choice(cell, dtype, shape, measured, tensors, runs, stream, steps, csv);
         }
         if (csv) std::fclose(csv);
         cudaStreamDestroy(stream);

@@ -82,6 +82,20 @@ TuneScanCommand parse_tune_scan(Options options) {
     return command;
 }
 
+// --backend of the recurrent cells: `valid` lists the names the command takes; "auto" is short for
+// automatic.
+std::string take_backend(Options& options, const char* fallback, const std::string& command,
+                         const std::vector<std::string>& valid) {
+    std::string backend = take(options, "backend", fallback);
+    if (backend == "auto") backend = "automatic";
+    std::string names;
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+        if (backend == valid[i]) return backend;
+        names += (i == 0 ? "" : i + 1 == valid.size() ? " or " : ", ") + valid[i];
+    }
+    throw UsageError("unknown backend '" + backend + "' for " + command + " (" + names + ")");
+}
+
 std::int64_t take_iterations(Options& options) {
     return options.count("iterations") ? take_positive(options, "iterations") : 3;
 }
@@ -126,18 +140,16 @@ Command parse_tune(Options options) {
     command.head_dim = take_positive(options, "head-dim");
     command.batch = take_positive(options, "batch");
     const std::string dtype = take(options, "dtype", "bf16");
-    const std::string backend = take(options, "backend", "alternating");
+    command.backend = rnn::parse_backend(
+        take_backend(options, "alternating", "tune", {"alternating", "fused", "automatic"}));
     no_options_left(options);
     command.dtype = parse_dtype(dtype);
-    if (backend != "alternating" && backend != "fused")
-        throw UsageError("unknown backend '" + backend + "' for tune (alternating or fused)");
-    command.fused = backend == "fused";
     // The library's size checks (one time step): B x NH x DH and the weights must fit; the
     // pointwise launch then takes DH as an int.
     validate(ProblemShape{
         .time_steps = 1, .batch = command.batch, .heads = command.heads, .head_dim = command.head_dim});
     check_gpu(command.gpu);
-    if (command.fused) {
+    if (command.backend != rnn::Backend::alternating) {
         constexpr std::int64_t largest = 1 << 24;
         if (command.heads > largest || command.head_dim > largest || command.batch > largest)
             throw UsageError("--heads, --head-dim and --batch must be at most " + std::to_string(largest));
@@ -153,14 +165,11 @@ RunNewtonCommand parse_run_newton(newton::Cell cell, Options options) {
     shape.batch = take_positive(options, "batch");
     shape.units = take_positive(options, "units");
     command.iterations = take_iterations(options);
-    const std::string backend = take(options, "backend", "reference");
+    const std::string backend =
+        take_backend(options, "reference", "run --cell " + std::string(newton::to_string(cell)),
+                     {"reference", "newton", "sequential", "fused", "automatic"});
     command.problem.dtype = parse_dtype(take(options, "dtype", "fp32"));
     no_options_left(options);
-    if (backend != "reference" && backend != "newton" && backend != "sequential" && backend != "fused" &&
-        backend != "automatic")
-        throw UsageError("unknown backend '" + backend + "' for run --cell " +
-                         std::string(newton::to_string(cell)) +
-                         " (reference, newton, sequential, fused or automatic)");
     check_iterations(command.iterations);
     newton::validate("run", shape);
     if (backend != "reference")
@@ -181,13 +190,12 @@ Command parse_run(Options options) {
     command.problem.head_dim = take_positive(options, "head-dim");
     command.problem.batch = take_positive(options, "batch");
     command.problem.time_steps = take_positive(options, "steps");
-    command.backend = take(options, "backend", "reference");
+    const std::string backend =
+        take_backend(options, "reference", "run", {"reference", "alternating", "fused", "automatic"});
+    if (backend != "reference") command.gpu_backend = rnn::parse_backend(backend);
     const std::string dtype = take(options, "dtype", "fp32");
     no_options_left(options);
     command.dtype = parse_dtype(dtype);
-    if (command.backend != "reference" && command.backend != "alternating" && command.backend != "fused")
-        throw UsageError("unknown backend '" + command.backend +
-                         "' for run (reference, alternating or fused)");
     validate(command.problem);
     return command;
 }
@@ -220,18 +228,31 @@ Command parse_command(const std::vector<std::string>& arguments) {
 }
 
 // `tune --backend fused`: the fused kernels' traits for both passes and the solver's time, or the
-// limits that conflict (TilingError).
+// limits that conflict (TilingError). `tune --backend automatic`: the cost rule's choice for each pass
+// on the model's configuration, and why.
 int run_tune(const TuneCommand& command, std::FILE* out) {
     const DeviceLimits limits = limits_of(command.gpu);
-    if (command.fused) {
+    if (command.backend == rnn::Backend::automatic) {
+        const rnn::Problem problem{
+            command.cell,
+            command.dtype,
+            {.time_steps = 1, .batch = command.batch, .heads = command.heads, .head_dim = command.head_dim}};
+        std::fprintf(out, "gpu: %s\ncell: %s, %lld heads x %lld, batch %lld, %s\n", limits.name.c_str(),
+                     std::string(cell_info(command.cell).name).c_str(), static_cast<long long>(command.heads),
+                     static_cast<long long>(command.head_dim), static_cast<long long>(command.batch),
+                     std::string(to_string(command.dtype)).c_str());
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+            std::fprintf(out, "automatic %s: %s\n", std::string(to_string(pass)).c_str(),
+                         rnn::automatic_choice(limits, problem, pass).reason.c_str());
+        return 0;
+    }
+    if (command.backend == rnn::Backend::fused) {
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
-            FusedTilingRequest request;
-            request.pass = pass;
-            request.cell = command.cell;
-            request.dtype = command.dtype;
-            request.heads = static_cast<int>(command.heads);
-            request.head_dim = static_cast<int>(command.head_dim);
-            request.batch = static_cast<int>(command.batch);
+            const FusedTilingRequest request = fused_tiling_request(pass, command.cell, command.dtype,
+                                                                    {.time_steps = 1,
+                                                                     .batch = command.batch,
+                                                                     .heads = command.heads,
+                                                                     .head_dim = command.head_dim});
             const FusedTilingResult result = choose_fused_tiling(limits, request);
             std::fprintf(out, "fused %s kernel (solved in %.2f ms, %llu search nodes): %s",
                          std::string(to_string(pass)).c_str(), result.solve_seconds * 1e3,

@@ -20,13 +20,14 @@ struct UsageError : std::runtime_error {
 
 struct HelpCommand {};
 
-// `tune --gpu GPU --cell CELL ...`: the alternating pointwise kernel's or the fused kernels' launch.
+// `tune --gpu GPU --cell CELL ...`: the alternating pointwise kernel's or the fused kernels' launch,
+// or the automatic backend's choice per pass and why.
 struct TuneCommand {
     std::string gpu; // a preset or "device"
     Cell cell = Cell::lstm;
     std::int64_t heads = 0, head_dim = 0, batch = 0;
     DType dtype = DType::bf16;
-    bool fused = false;
+    rnn::Backend backend = rnn::Backend::alternating;
 };
 
 // `tune --kernel linrec|rglru ...`: the scan kernels' launch.
@@ -51,7 +52,7 @@ struct TuneNewtonCommand {
 struct RunCommand {
     Cell cell = Cell::lstm;
     ProblemShape problem;
-    std::string backend; // reference, alternating or fused
+    std::optional<rnn::Backend> gpu_backend; // none: the reference backend (CPU float64)
     DType dtype = DType::fp32;
 };
 

@@ -40,8 +40,9 @@ usage:
   NEWTON_CELL  flash_gru or flash_lstm (diagonal cells solved by Newton's method over the sequence)
   NEWTON_BACKEND  reference (default), newton, sequential or automatic (the cost model's choice)
   DTYPE    bf16 (default), fp16 or fp32
-  BACKEND  tune: alternating (default) or fused; run: reference (default, CPU float64), alternating or
-           fused (GPU; checked against the reference on the same inputs, exit status 1 if they disagree)
+  BACKEND  tune: alternating (default), fused or automatic (auto: the choice per pass and why, from the
+           tiling model); run: reference (default, CPU float64), alternating, fused or automatic (GPU;
+           checked against the reference on the same inputs, exit status 1 if they disagree)
 exit status: 0 done, 1 no configuration fits, 2 bad usage
 )";
 
@@ -112,11 +113,8 @@ int run_newton(const flashrnn::tools::RunNewtonCommand& command) {
 int run(const flashrnn::tools::RunCommand& command) {
     const flashrnn::Cell cell = command.cell;
     const flashrnn::ProblemShape& problem = command.problem;
-    using flashrnn::tools::GpuBackend;
-    if (command.backend != "reference")
-        return flashrnn::tools::run_gpu_backend(command.backend == "fused" ? GpuBackend::fused
-                                                                           : GpuBackend::alternating,
-                                                cell, problem, command.dtype);
+    if (command.gpu_backend)
+        return flashrnn::tools::run_gpu_backend(*command.gpu_backend, cell, problem, command.dtype);
     const flashrnn::CellInfo info = flashrnn::cell_info(cell);
     std::mt19937_64 rng(42);
     const double r_scale = 1.0 / std::sqrt(static_cast<double>(problem.head_dim));

@@ -47,10 +47,6 @@ double relative_error(const std::vector<double>& gpu, const std::vector<double>&
     return error / scale;
 }
 
-const char* name_of(GpuBackend backend) {
-    return backend == GpuBackend::fused ? "fused" : "alternating";
-}
-
 struct PassTimes {
     float forward_ms = 0, backward_ms = 0;
 };
@@ -84,13 +80,12 @@ PassTimes time_passes(const char* what, Forward forward, Backward backward) {
 
 } // namespace
 
-int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, DType dtype) {
+int run_gpu_backend(rnn::Backend backend, Cell cell, const ProblemShape& problem, DType dtype) {
+    const std::string name(rnn::to_string(backend));
     if (!cuda_device_available())
-        throw std::runtime_error(std::string("the ") + name_of(backend) +
-                                 " backend needs a CUDA device; none is present");
+        throw std::runtime_error("the " + name + " backend needs a CUDA device; none is present");
     const rnn::Problem rnn_problem{cell, dtype, problem};
-    const rnn::Options options{backend == GpuBackend::fused ? rnn::Backend::fused
-                                                            : rnn::Backend::alternating};
+    const rnn::Options options{backend};
     if (options.backend == rnn::Backend::fused)
         fused::prepare(rnn_problem); // NVRTC compiles here (or the cache answers), not in the timing
     const CellInfo info = cell_info(cell);
@@ -125,7 +120,7 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
                                                                    nullptr, d_wx, d_rw, d_bias, d_init, bw);
 
     const auto [forward_ms, backward_ms] = time_passes(
-        name_of(backend), [&] { rnn::forward(rnn_problem, forward_args, options, nullptr); },
+        name.c_str(), [&] { rnn::forward(rnn_problem, forward_args, options, nullptr); },
         [&] { rnn::backward(rnn_problem, backward_args, options, nullptr); });
 
     const std::vector<std::int64_t> seq_shape = sizes_of(state_sequence_shape(info, problem));
@@ -150,8 +145,12 @@ int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, 
         std::max(gradient_error, relative_error(d_rw.download(), bwd.d_recurrent_weights.values));
     gradient_error = std::max(gradient_error, relative_error(d_bias.download(), bwd.d_bias.values));
     std::printf("%s, %s, %s (GPU %s): forward %.3f ms, backward %.3f ms\n", std::string(info.name).c_str(),
-                to_string(problem).c_str(), name_of(backend), std::string(to_string(dtype)).c_str(),
-                forward_ms, backward_ms);
+                to_string(problem).c_str(), name.c_str(), std::string(to_string(dtype)).c_str(), forward_ms,
+                backward_ms);
+    if (backend == rnn::Backend::automatic)
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+            std::printf("automatic %s: %s\n", std::string(to_string(pass)).c_str(),
+                        rnn::automatic_choice(rnn_problem, pass).reason.c_str());
     std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
                 "gradients %.2e (tolerance %.0e)\n",
                 states_error, gradient_error, tolerance);
@@ -239,7 +238,7 @@ int run_newton_gpu_backend(newton::Backend backend, const newton::Problem& probl
 
 #else
 
-int run_gpu_backend(GpuBackend, Cell, const ProblemShape&, DType) {
+int run_gpu_backend(rnn::Backend, Cell, const ProblemShape&, DType) {
     throw std::runtime_error("the GPU backends need FlashRNN built with CUDA (nvcc was not found)");
 }
 

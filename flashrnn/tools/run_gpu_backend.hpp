@@ -1,17 +1,15 @@
-// `flashrnn run --backend alternating|fused`: the cell on the GPU on random data, checked against the
-// CPU float64 reference on the same (rounded) inputs, with the GPU's time.
+// `flashrnn run --backend alternating|fused|automatic`: the cell on the GPU on random data, checked against
+// the CPU float64 reference on the same (rounded) inputs, with the GPU's time.
 #pragma once
 
 #include "flashrnn/flashrnn.hpp"
 
 namespace flashrnn::tools {
 
-enum class GpuBackend { alternating, fused };
-
-// Prints one line per pass; returns 0 when the GPU agrees with the reference within the dtype's
-// tolerance, 1 otherwise. Throws std::runtime_error without a GPU (and ShapeError or
-// FusedCompileError where the fused backend has no kernel for the shape).
-int run_gpu_backend(GpuBackend backend, Cell cell, const ProblemShape& problem, DType dtype);
+// Prints the backend of each pass (automatic: with why) and their times; returns 0 when the GPU agrees with
+// the reference within the dtype's tolerance, 1 otherwise. Throws std::runtime_error without a GPU (and
+// ShapeError or FusedCompileError where the fused backend has no kernel for the shape).
+int run_gpu_backend(rnn::Backend backend, Cell cell, const ProblemShape& problem, DType dtype);
 
 // `flashrnn run --cell flash_gru|flash_lstm --backend newton|sequential|automatic`: newton::forward and
 // newton::backward on random data (projections in [-1, 1], parameters within the paper's clip |a| <=

@@ -35,6 +35,9 @@ Tolerance fused_backward_tolerance(DType dtype) {
 }
 
 const Backend fused_backend{"fused", rnn::Backend::fused, fused_forward_tolerance, fused_backward_tolerance};
+// Either backend in each pass: the fused tolerances, which are the looser ones.
+const Backend automatic_backend{"automatic", rnn::Backend::automatic, fused_forward_tolerance,
+                                fused_backward_tolerance};
 
 constexpr DType kDTypes[] = {DType::fp32, DType::bf16, DType::fp16};
 
@@ -377,16 +380,45 @@ TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong")
         v->dtype = DType::bf16;
     too_large_args.states.dtype = DType::bf16;
     CHECK_THROWS_AS(rnn::forward(too_large_problem, too_large_args, options, nullptr), TilingError);
-    // The automatic backend falls back to the alternating one for it.
-    CHECK(rnn::resolve_backend(too_large_problem, rnn::Backend::automatic) == rnn::Backend::alternating);
-    CHECK(rnn::resolve_backend(problem, rnn::Backend::automatic) == rnn::Backend::fused);
-    // A batch the fused backend runs in chunks goes to the alternating one (the automatic cost rule).
-    const rnn::Problem chunked{Cell::lstm, DType::bf16, ProblemShape{16, 256, 1, 768}};
-    const bool one_chunk = fused::traits(chunked, FusedPass::forward).batch_chunks == 1 &&
-                           fused::traits(chunked, FusedPass::backward).batch_chunks == 1;
-    CHECK_FALSE(one_chunk);
-    CHECK(rnn::resolve_backend(chunked, rnn::Backend::automatic) == rnn::Backend::alternating);
+    // The automatic backend falls back to the alternating one for it, in both passes.
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+        CHECK(rnn::resolve_backend(too_large_problem, rnn::Backend::automatic, pass) ==
+              rnn::Backend::alternating);
+        const std::string reason = rnn::automatic_choice(too_large_problem, pass).reason;
+        CHECK_MESSAGE(reason.find("has no configuration") != std::string::npos, reason);
+        CHECK(rnn::resolve_backend(problem, rnn::Backend::automatic, pass) == rnn::Backend::fused);
+    }
     cuda_ok(cudaDeviceSynchronize(), "no launch failed");
+}
+
+// The benchmark's shapes at (1, 768): from B = 64 the compiled kernels of one pass or both run the
+// batch in chunks or with many tiles per SM on the H100, and each pass follows its own kernel.
+TEST_CASE("automatic backend: each pass follows the cost model on its own compiled kernel") {
+    const int sm_count = device_limits_of(0).sm_count;
+    for (std::int64_t batch : {16, 64, 128, 256}) {
+        const rnn::Problem problem{Cell::lstm, DType::bf16, ProblemShape{16, batch, 1, 768}};
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+            const FusedKernelTraits compiled = fused::traits(problem, pass);
+            const rnn::AutomaticChoice choice = rnn::automatic_choice(problem, pass);
+            CAPTURE(choice.reason);
+            MESSAGE("B = " << batch << ", " << to_string(pass) << ": " << choice.reason);
+            CHECK(rnn::resolve_backend(problem, rnn::Backend::automatic, pass) == choice.backend);
+            if (compiled.batch_chunks > 1) {
+                CHECK(choice.backend == rnn::Backend::alternating);
+                const std::string chunks = " in " + std::to_string(compiled.batch_chunks) + " chunks";
+                CHECK(choice.reason.find(chunks) != std::string::npos);
+                continue;
+            }
+            const std::int64_t tiles = rnn::step_tiles_per_sm(compiled, sm_count);
+            CHECK(choice.backend ==
+                  (tiles <= rnn::kFusedStepTilesPerSm ? rnn::Backend::fused : rnn::Backend::alternating));
+            const std::string work = std::to_string(tiles) + " mma tiles per SM and step";
+            CHECK(choice.reason.find(work) != std::string::npos);
+        }
+    }
+    // A training step of the automatic backend against the float64 reference where its passes may
+    // differ (at B = 64 on the H100: a fused forward, an alternating backward).
+    check_cell(automatic_backend, Cell::lstm, DType::bf16, {7, 64, 1, 768}, RecurrentGradient::full(), 3800);
 }
 
 TEST_CASE("fused backend: a captured CUDA graph replays the eager results bitwise") {

@@ -49,7 +49,8 @@ def rnn(
 ) -> tuple[Tensor, Tensor]:
     """Runs `cell` ('lstm', 'gru', 'slstm', 'elman') over the sequence; returns (states, last_state).
 
-    backend: 'automatic' (fused when it fits the GPU, else alternating), 'alternating' or 'fused';
+    backend: 'automatic' (per pass: fused where its kernel runs the batch in one chunk on the GPU, else
+    alternating; docs/kernels.md), 'alternating' or 'fused';
     CPU tensors always run the reference. recurrent_gradient: 'full' (exact BPTT), 'clipped' (each
     element of R^T dg clamped to [-clip_value, clip_value]) or 'cut' (no gradient through R).
     """

@@ -386,15 +386,17 @@ void bind_device(py::module_& m) {
     m.def(
         "resolve_backend",
         [](const std::string& cell, const std::string& dtype, const Sizes& sizes, bool batch_first,
-           const std::string& backend, int device) {
+           const std::string& backend, bool backward, int device) {
             const rnn::Problem problem =
                 rnn_problem("flashrnn::rnn::resolve_backend", "gate_inputs", cell, dtype, sizes, batch_first);
             const rnn::Backend requested = rnn::parse_backend(backend);
             py::gil_scoped_release release;
             DeviceGuard guard(device);
-            return std::string(rnn::to_string(rnn::resolve_backend(problem, requested)));
+            return std::string(rnn::to_string(rnn::resolve_backend(
+                problem, requested, backward ? FusedPass::backward : FusedPass::forward)));
         },
-        "The backend `backend` stands for on `device` ('automatic' -> 'fused' or 'alternating').");
+        "The backend `backend` stands for in the forward (or backward) on `device` ('automatic' -> 'fused' "
+        "or 'alternating', pass by pass).");
     m.def(
         "rnn_forward",
         [](const std::string& cell, const Sizes& sizes, bool batch_first, const std::string& backend,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "flashrnn/rnn/alternating.hpp"
+#include "flashrnn/rnn/automatic_backend.hpp"
 #include "flashrnn/rnn/backend.hpp"
 #include "flashrnn/rnn/fused.hpp"
 #include "flashrnn/rnn/layout.hpp"

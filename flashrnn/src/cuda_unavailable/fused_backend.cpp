@@ -20,7 +20,7 @@ FusedKernelTraits traits(const rnn::Problem&, FusedPass) {
 void prepare(const rnn::Problem&) {
     unavailable();
 }
-bool automatic_takes(const rnn::Problem&) {
+rnn::AutomaticChoice automatic_choice(const rnn::Problem&, FusedPass) {
     unavailable();
 }
 std::size_t forward_workspace_bytes(const rnn::Problem&) {

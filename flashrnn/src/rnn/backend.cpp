@@ -3,7 +3,7 @@
 #include <string>
 
 #include "flashrnn/core/error.hpp"
-#include "rnn/backends.hpp"
+#include "flashrnn/rnn/automatic_backend.hpp"
 
 namespace flashrnn::rnn {
 
@@ -26,13 +26,12 @@ Backend parse_backend(std::string_view name) {
                            "' (automatic, alternating or fused)");
 }
 
-Backend resolve_backend(const Problem& problem, Backend requested) {
+Backend resolve_backend(const Problem& problem, Backend requested, FusedPass pass) {
     if (requested != Backend::automatic) {
         to_string(requested); // an invalid value throws
         return requested;
     }
-    validate(problem.shape);
-    return fused::automatic_takes(problem) ? Backend::fused : Backend::alternating;
+    return automatic_choice(problem, pass).backend;
 }
 
 } // namespace flashrnn::rnn

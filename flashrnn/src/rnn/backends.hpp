@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "flashrnn/core/stream.hpp"
+#include "flashrnn/rnn/automatic_backend.hpp"
 #include "flashrnn/rnn/passes.hpp"
 
 namespace flashrnn::alternating {
@@ -17,9 +18,10 @@ void backward(const rnn::Problem& problem, const rnn::BackwardArgs& args, const 
 } // namespace flashrnn::alternating
 
 namespace flashrnn::fused {
-// Whether Backend::automatic takes the fused backend for the problem on the current GPU (the cost rule
-// in fused_backend.cpp; remembered per problem, so that the automatic choice costs a lookup per call).
-bool automatic_takes(const rnn::Problem& problem);
+// Backend::automatic's choice for the pass on the current GPU: the cost rule of automatic_backend.hpp
+// on the kernel compiled for it (remembered per problem and pass, so that the choice costs a lookup
+// per call).
+rnn::AutomaticChoice automatic_choice(const rnn::Problem& problem, FusedPass pass);
 std::size_t forward_workspace_bytes(const rnn::Problem& problem);
 std::size_t backward_workspace_bytes(const rnn::Problem& problem);
 void forward(const rnn::Problem& problem, const rnn::ForwardArgs& args, Stream stream);

@@ -80,21 +80,21 @@ std::size_t gate_cache_elements(const Problem& problem) {
 
 std::size_t forward_workspace_bytes(const Problem& problem, const Options& options) {
     validate(problem.shape);
-    return resolve_backend(problem, options.backend) == Backend::fused
+    return resolve_backend(problem, options.backend, FusedPass::forward) == Backend::fused
                ? fused::forward_workspace_bytes(problem)
                : alternating::forward_workspace_bytes(problem);
 }
 
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options) {
     validate(problem.shape);
-    return resolve_backend(problem, options.backend) == Backend::fused
+    return resolve_backend(problem, options.backend, FusedPass::backward) == Backend::fused
                ? fused::backward_workspace_bytes(problem)
                : alternating::backward_workspace_bytes(problem);
 }
 
 void forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
     validate(problem.shape);
-    const Backend backend = resolve_backend(problem, options.backend);
+    const Backend backend = resolve_backend(problem, options.backend, FusedPass::forward);
     const std::string context = context_of("forward", problem, backend);
     check_forward(context, problem, args);
     if (backend == Backend::fused) {
@@ -109,7 +109,7 @@ void forward(const Problem& problem, const ForwardArgs& args, const Options& opt
 void backward(const Problem& problem, const BackwardArgs& args, const Options& options, Stream stream) {
     validate(problem.shape);
     validate(options.recurrent_gradient);
-    const Backend backend = resolve_backend(problem, options.backend);
+    const Backend backend = resolve_backend(problem, options.backend, FusedPass::backward);
     const std::string context = context_of("backward", problem, backend);
     check_backward(context, problem, args);
     if (backend == Backend::fused) {

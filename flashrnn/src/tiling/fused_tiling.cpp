@@ -507,6 +507,17 @@ std::string_view to_string(FusedPass pass) {
     return pass == FusedPass::forward ? "forward" : "backward";
 }
 
+FusedTilingRequest fused_tiling_request(FusedPass pass, Cell cell, DType dtype, const ProblemShape& shape) {
+    FusedTilingRequest request;
+    request.pass = pass;
+    request.cell = cell;
+    request.dtype = dtype;
+    request.heads = static_cast<int>(shape.heads);
+    request.head_dim = static_cast<int>(shape.head_dim);
+    request.batch = static_cast<int>(shape.batch);
+    return request;
+}
+
 FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     const Problem p = problem_of(limits, request);

@@ -5,13 +5,15 @@
 #include <string_view>
 
 #include "flashrnn/rnn/problem.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
 
 namespace flashrnn::rnn {
 
 enum class Backend {
-    // fused when the kernels of both passes compile and load for the problem on the current GPU (the
-    // model finds a configuration and the compiler confirms it; fused is the faster at every size it
-    // runs, docs/benchmarks.md), else alternating. A refusal is remembered per problem and device.
+    // per pass, the cost rule of automatic_backend.hpp: fused when the pass's fused kernel compiles
+    // and loads on the current GPU and runs the batch in one chunk, else alternating (the passes may
+    // differ: a forward's gate cache feeds a backward of either backend). Remembered per problem,
+    // pass and device.
     automatic,
     alternating, // per step a cuBLAS product and a pointwise kernel (alternating.hpp)
     fused,       // one persistent kernel per pass (fused.hpp)
@@ -20,8 +22,9 @@ enum class Backend {
 std::string_view to_string(Backend backend);
 Backend parse_backend(std::string_view name); // throws UnsupportedError naming the valid ones
 
-// The backend `requested` stands for on the current GPU: itself, or for automatic the choice above
-// (compiled once per problem and device). Throws UnsupportedError in a build without CUDA.
-Backend resolve_backend(const Problem& problem, Backend requested);
+// The backend `requested` stands for in `pass` on the current GPU: itself, or for automatic the
+// choice above (compiled once per problem, pass and device). Throws UnsupportedError in a build
+// without CUDA.
+Backend resolve_backend(const Problem& problem, Backend requested, FusedPass pass);
 
 } // namespace flashrnn::rnn

@@ -11,6 +11,7 @@
 #include "flashrnn/cells/registry.hpp"
 #include "flashrnn/core/dtype.hpp"
 #include "flashrnn/core/error.hpp"
+#include "flashrnn/rnn/problem.hpp"
 #include "flashrnn/tiling/device_limits.hpp"
 
 #include <cstdint>
@@ -155,6 +156,9 @@ struct FusedTilingRequest {
     // a shared-memory report excludes every configuration with as much shared memory per block.
     std::vector<KernelFeedback> feedback;
 };
+
+// The request for one pass of a problem (its heads, head size and batch), with the default limits.
+FusedTilingRequest fused_tiling_request(FusedPass pass, Cell cell, DType dtype, const ProblemShape& shape);
 
 struct FusedTilingResult {
     FusedKernelTraits traits;

@@ -153,15 +153,9 @@ TilingLimits tiling_limits() {
 LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass,
                          const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
-    FusedTilingRequest request;
+    FusedTilingRequest request = fused_tiling_request(pass, cell, dtype, p);
     request.max_threads_per_block = tuning.max_threads_per_block;
     request.max_blocks_per_head = tuning.max_blocks_per_head;
-    request.pass = pass;
-    request.cell = cell;
-    request.dtype = dtype;
-    request.heads = static_cast<int>(p.heads);
-    request.head_dim = static_cast<int>(p.head_dim);
-    request.batch = static_cast<int>(p.batch);
     const KernelSource source = fused_kernel_source(pass);
     std::string history;
     // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback
@@ -302,28 +296,25 @@ void prepare(const rnn::Problem& problem) {
     kernel_for(problem.cell, problem.shape, problem.dtype, FusedPass::backward);
 }
 
-// The automatic choice's cost rule: both passes compiled and loaded, each running the batch in one
-// chunk. A chunked pass runs the whole sequence once per chunk: measured on the H100 at (NH, DH) =
-// (1, 768), LSTM bf16, T = 1024 (docs/benchmarks.md), up to B = 64 the fused backend was faster than
-// the alternating one or within 5%, at B = 128 and 256, where the model runs the backward in 2 and 4
-// chunks, 1.67x and 2.73x slower forward+backward. With the chunks inside each step (one launch,
-// one barrier per step) still 1.60x and 2.11x slower at B = 128 and 256 (29.75 and 50.73 ms against
-// 18.56 and 24.02; docs/benchmarks.md): a chunk costs about a step's product and gather, not only its
-// latency, so chunks either way go to the alternating backend. Backend::fused still runs every batch. The
-// answer is remembered (a refused problem would otherwise be solved and compiled again on every call).
-bool automatic_takes(const rnn::Problem& problem) {
-    static tiling::Memo<std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, TilingLimits>,
-                        bool>
+// The cost model (automatic_backend.hpp) on the kernel compiled for the pass, after the compiler's
+// feedback: at (1, 768) LSTM bf16 on the H100 the model runs the B = 64 backward in one chunk, the
+// compiled kernel in 2. The answer is remembered (a refused problem would otherwise be solved and
+// compiled again on every call).
+rnn::AutomaticChoice automatic_choice(const rnn::Problem& problem, FusedPass pass) {
+    static tiling::Memo<
+        std::tuple<int, Cell, std::int64_t, std::int64_t, std::int64_t, DType, FusedPass, TilingLimits>,
+        rnn::AutomaticChoice>
         answers;
     const ProblemShape& p = problem.shape;
     const auto key = std::make_tuple(cuda::current_device(), problem.cell, p.heads, p.head_dim, p.batch,
-                                     problem.dtype, tiling_limits());
+                                     problem.dtype, pass, tiling_limits());
     return answers.get(key, [&] {
+        const int sm_count = cuda::limits_of_current_device().sm_count;
         try {
-            return kernel_for(problem.cell, p, problem.dtype, FusedPass::forward).traits.batch_chunks == 1 &&
-                   kernel_for(problem.cell, p, problem.dtype, FusedPass::backward).traits.batch_chunks == 1;
-        } catch (const TilingError&) {
-            return false;
+            return rnn::automatic_choice(pass, p.batch, sm_count,
+                                         kernel_for(problem.cell, p, problem.dtype, pass).traits);
+        } catch (const TilingError& e) {
+            return rnn::automatic_choice(pass, p.batch, sm_count, std::nullopt, e.what());
         }
     });
 }
