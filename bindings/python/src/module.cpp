@@ -72,8 +72,10 @@ auto search_released(const Model& shared_model, const InterruptCheck& check, Sea
 }
 
 SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-                          const std::string& order, const InterruptCheck& check, int threads = 1) {
+                          const std::string& order, const InterruptCheck& check, int threads = 1,
+                          bool split_parts = true) {
     SolveOptions options;
+    options.split_parts = split_parts;
     if (threads < 1 || threads > kMaxThreads)
         throw py::value_error("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
                               std::to_string(threads));
@@ -281,9 +283,9 @@ PYBIND11_MODULE(_core, m) {
         .def(
             "solve",
             [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-               const std::string& order, int threads) -> py::object {
+               const std::string& order, int threads, bool split_parts) -> py::object {
                 const InterruptCheck check;
-                const SolveOptions options = options_from(timeout, nodes, order, check, threads);
+                const SolveOptions options = options_from(timeout, nodes, order, check, threads, split_parts);
                 const Result result = search_released(
                     self, check, [&](const Model& model) { return constrint::solve(model, options); });
                 if (result.solutions.empty()) return py::none();
@@ -293,22 +295,24 @@ PYBIND11_MODULE(_core, m) {
                 return best;
             },
             py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
-            py::arg("threads") = 1,
+            py::arg("threads") = 1, py::arg("split_parts") = true,
             "The first solution, or the optimum with objectives (with .stats and .status); None when there "
             "is\n"
             "none or a limit stopped the search first (ci.solve(model) tells which). `threads` > 1 searches\n"
-            "in parallel with the same answers (docs/solver.md, \"Parallel search\").")
+            "in parallel with the same answers (docs/solver.md, \"Parallel search\"); split_parts=False\n"
+            "searches the model whole instead of its independent parts one by one (the same answers).")
         .def(
             "solutions",
             [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-               const std::string& order, int threads) {
+               const std::string& order, int threads, bool split_parts) {
                 const InterruptCheck check;
-                SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
+                SolveOptions options =
+                    options_from(timeout, std::nullopt, order, check, threads, split_parts);
                 if (self.objectives().empty()) options.solution_limit = limit;
                 return SolutionIterator{std::make_shared<Solver>(self, options), check, limit, 0};
             },
             py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
-            py::arg("threads") = 1,
+            py::arg("threads") = 1, py::arg("split_parts") = true,
             "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
         .def(
             "explain", &explain_texts, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
@@ -339,27 +343,29 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "solve",
         [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-           const std::string& order, int threads) {
+           const std::string& order, int threads, bool split_parts) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, nodes, order, check, threads);
+            const SolveOptions options = options_from(timeout, nodes, order, check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return solve(model, options); });
         },
         py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
-        py::arg("order") = "declaration", py::arg("threads") = 1,
+        py::arg("order") = "declaration", py::arg("threads") = 1, py::arg("split_parts") = true,
         "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
-        "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
+        "stats, stop_reason). Ctrl-C raises KeyboardInterrupt. split_parts=False searches the model\n"
+        "whole instead of its independent parts one by one (the same answers).");
     m.def(
         "solve_all",
         [](const Model& shared_model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-           const std::string& order, int threads) {
+           const std::string& order, int threads, bool split_parts) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
+            const SolveOptions options =
+                options_from(timeout, std::nullopt, order, check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return solve_all(model, limit, options); });
         },
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-        py::arg("order") = "declaration", py::arg("threads") = 1,
+        py::arg("order") = "declaration", py::arg("threads") = 1, py::arg("split_parts") = true,
         "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
     py::class_<CountResult>(m, "CountResult", "The outcome of ci.count.")
         .def_property_readonly("status",
@@ -372,8 +378,8 @@ PYBIND11_MODULE(_core, m) {
         [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
            int threads, bool split_parts) {
             const InterruptCheck check;
-            SolveOptions options = options_from(timeout, nodes, "declaration", check, threads);
-            options.split_parts = split_parts;
+            const SolveOptions options =
+                options_from(timeout, nodes, "declaration", check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return count_solutions(model, options); });
         },
