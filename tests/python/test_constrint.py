@@ -234,6 +234,9 @@ def test_split_parts_gives_the_same_answers_as_the_whole_search():
     assert split.status == whole_search.status == "UNSATISFIABLE"
     assert split.stats.nodes * 50 < whole_search.stats.nodes
     assert none.solve(split_parts=True) is None and none.solve(split_parts=False) is None
+    # The explanation names the pigeonhole part's constraints only, split or not.
+    pigeonhole = [repr(p != q) for p, q in itertools.combinations(pigeons, 2)]
+    assert none.explain() == ci.explain(none, split_parts=False) == pigeonhole
 
 
 def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():

@@ -90,11 +90,13 @@ SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint
     return options;
 }
 
-std::optional<std::vector<std::string>>
-explain_texts(const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes) {
+std::optional<std::vector<std::string>> explain_texts(const Model& shared_model,
+                                                      std::optional<double> timeout,
+                                                      std::optional<std::uint64_t> nodes, bool split_parts) {
     const Model model = shared_model; // taken with the GIL held: another thread may change the original
     const InterruptCheck check;       // Ctrl-C stops every check of the deletion filter
-    SolveOptions per_check = options_from(timeout, nodes, "declaration", check); // checks the values
+    SolveOptions per_check =
+        options_from(timeout, nodes, "declaration", check, 1, split_parts); // checks the values
     per_check.time_limit_seconds.reset(); // the timeout is one deadline for all the checks
     std::optional<Conflict> conflict;
     {
@@ -316,9 +318,12 @@ PYBIND11_MODULE(_core, m) {
             "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
         .def(
             "explain", &explain_texts, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+            py::arg("split_parts") = true,
             "The constraints of a small conflicting set, or None when the model has a solution or the first\n"
             "check hit a limit. `timeout` (seconds) bounds all the checks together, `nodes` each one; a\n"
-            "constraint whose check is cut short stays in the set. Ctrl-C raises KeyboardInterrupt.");
+            "constraint whose check is cut short stays in the set. Ctrl-C raises KeyboardInterrupt. Of a\n"
+            "model of independent parts, the constraints of the part without solutions (split_parts=False:\n"
+            "the deletion filter over the whole model).");
 
     py::class_<SolutionIterator>(m, "SolutionIterator", "Solutions one at a time (Model.solutions).")
         .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
@@ -389,7 +394,8 @@ PYBIND11_MODULE(_core, m) {
         "(status, count: None when a limit stopped it, stats, stop_reason). Independent parts are counted\n"
         "one by one and multiplied (split_parts=False counts the whole model by enumeration).");
     m.def("explain", &explain_texts, py::arg("model"), py::arg("timeout") = py::none(),
-          py::arg("nodes") = py::none(), "The constraints of a small conflicting set (as Model.explain).");
+          py::arg("nodes") = py::none(), py::arg("split_parts") = true,
+          "The constraints of a small conflicting set (as Model.explain).");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
 }

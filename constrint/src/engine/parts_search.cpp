@@ -94,17 +94,8 @@ PartsSearch::PartsSearch(std::shared_ptr<const Model> model, SolveOptions option
         PartRun run;
         run.part = std::move(parts[p]);
         run.optimise = !model_->objectives().empty() && p == objective_part;
-        Model part_model = *model_;
+        Model part_model = engine::with_other_parts_fixed(*model_, run.part, root_);
         if (!run.optimise) part_model.clear_objectives();
-        // Other parts' variables are fixed to a value of theirs: none of this part's constraints
-        // mentions them, so they add no decision and no solution.
-        std::vector<bool> mine(root_.size(), false);
-        for (int v : run.part.variables)
-            mine[v] = true;
-        for (std::size_t v = 0; v < root_.size(); ++v) {
-            if (!mine[v])
-                part_model.set_domain(model_->at(static_cast<int>(v)), Domain::single(root_[v].min()));
-        }
         run.model = std::make_shared<const Model>(std::move(part_model));
         parts_.push_back(std::move(run));
     }
