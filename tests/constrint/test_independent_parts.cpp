@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 using namespace constrint;
@@ -230,4 +231,54 @@ TEST_CASE("random models: a split explanation is unsatisfiable and minimal") {
     }
     CHECK(explained >= 30);
     MESSAGE("unsatisfiable random models explained: " << explained);
+}
+
+TEST_CASE("threads with parts: one node budget for every part and thread, statistics summed") {
+    // Two parts of 90 * 90 (a, b) pairs each, counted with two threads: nodes of one part, then both.
+    const auto pairs = [](int parts) {
+        Model m;
+        for (int i = 0; i < parts; ++i) {
+            const Var a = m.var("a" + std::to_string(i), 0, 89), b = m.var("b" + std::to_string(i), 0, 89);
+            m.add(a != b);
+        }
+        return m;
+    };
+    SolveOptions two;
+    two.threads = 2;
+    const CountResult one_part = count_solutions(pairs(1), two);
+    const CountResult both = count_solutions(pairs(2), two);
+    REQUIRE(one_part.count == Integer(90 * 89));
+    REQUIRE(both.count == Integer(90 * 89) * (90 * 89));
+    const std::uint64_t part_nodes = one_part.stats.nodes;
+    CHECK(both.stats.nodes >= 2 * part_nodes - 2 * 64); // summed over the parts (each split's choice points
+    CHECK(both.stats.nodes <= 2 * part_nodes + 2 * 64); // may differ)
+    MESSAGE("nodes: one part " << part_nodes << ", both " << both.stats.nodes);
+    // A limit above one part's nodes and below both parts': the parts share it, so it stops the count.
+    SolveOptions limited = two;
+    limited.node_limit = part_nodes * 3 / 2;
+    const CountResult stopped = count_solutions(pairs(2), limited);
+    CHECK(stopped.status == Status::Unknown);
+    CHECK_FALSE(stopped.count.has_value());
+    CHECK(stopped.stop_reason == "node limit " + std::to_string(*limited.node_limit) + " reached");
+    // Each thread stops at its next check; the threads add their counts 32 at a time, and each part's
+    // split adds up to 64 choice points.
+    CHECK(stopped.stats.nodes >= *limited.node_limit);
+    CHECK(stopped.stats.nodes <= *limited.node_limit + 2 * 32 + 2 * 64);
+
+    // A first solution: the digits' part answers at once, the pigeonhole part uses up the budget.
+    const Model m = digits_and_pigeonhole(12);
+    SolveOptions nodes = two;
+    nodes.node_limit = 1000;
+    const Result r = solve(m, nodes);
+    CHECK(r.status == Status::Unknown);
+    CHECK(r.stop_reason == "node limit 1000 reached");
+    CHECK(r.stats.nodes >= 1000);
+    CHECK(r.stats.nodes <= 1000 + 2 * 32 + 2 * 64);
+    SolveOptions time = two;
+    time.time_limit_seconds = 0.3;
+    const auto start = std::chrono::steady_clock::now();
+    const Result timed = solve(m, time);
+    CHECK(timed.status == Status::Unknown);
+    CHECK(timed.stop_reason.rfind("time limit", 0) == 0);
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 1.5);
 }

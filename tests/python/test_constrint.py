@@ -239,6 +239,23 @@ def test_split_parts_gives_the_same_answers_as_the_whole_search():
     assert none.explain() == ci.explain(none, split_parts=False) == pigeonhole
 
 
+def test_a_node_limit_is_one_budget_for_every_part_and_thread():
+    def pairs(parts):
+        m = ci.Model()
+        for i in range(parts):
+            m += m.int_var(f"a{i}", 0, 89) != m.int_var(f"b{i}", 0, 89)
+        return m
+
+    one_part = ci.count(pairs(1), threads=2)
+    assert one_part.count == 90 * 89
+    limit = one_part.stats.nodes * 3 // 2  # above one part's nodes, below both parts'
+    stopped = ci.count(pairs(2), threads=2, nodes=limit)
+    assert stopped.count is None and stopped.status == "UNKNOWN"
+    assert stopped.stop_reason == f"node limit {limit} reached"
+    assert limit <= stopped.stats.nodes <= limit + 2 * 32 + 2 * 64  # threads add 32 at a time; splits
+    assert ci.count(pairs(2), threads=2).stats.nodes == 2 * one_part.stats.nodes  # summed over the parts
+
+
 def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
     import _thread
     import threading

@@ -37,7 +37,7 @@ class PartsSearch final : public SearchEngine {
     };
 
     PartsSearch(std::shared_ptr<const Model> model, SolveOptions options, std::vector<Domain> root,
-                std::vector<engine::Part> parts);
+                std::vector<engine::Part> parts, std::chrono::steady_clock::time_point start);
     std::unique_ptr<SearchEngine> make_engine(const PartRun& run);
     // The part's next solution into run.current; false when it has no more or a limit stopped it.
     bool advance(PartRun& run);
@@ -51,7 +51,7 @@ class PartsSearch final : public SearchEngine {
     SolveOptions options_;
     std::vector<Domain> root_;
     std::vector<PartRun> parts_;
-    engine::SharedSearch shared_; // one-thread parts: the limits count all parts' nodes
+    engine::SharedSearch shared_; // one budget: the limits count all parts' nodes, threads included
     std::atomic<bool> never_abandoned_{false};
     bool started_ = false, done_ = false;
     Status status_ = Status::Unknown;
