@@ -175,6 +175,26 @@ def explain_names_the_failing_part():
 
 
 @case
+def threads_with_parts():
+    """--threads 2 on a model of independent parts: the pigeonhole part is refuted alone, and one
+    --timeout stops every part's threads."""
+    path = model("parts_with_pigeonhole.cint")
+    nodes = []
+    for extra in ([], ["--no-split"]):
+        out, _ = expect_run(["solve", path, "--threads", "2", "--stats", *extra], 1)
+        expect(out.startswith("UNSATISFIABLE\n"), "unsatisfiable", extra, out)
+        nodes.append(int(next(line for line in out.splitlines() if line.startswith("% nodes:")).split(":")[1]))
+    # Split: the pigeonhole part alone (131 seen); whole: under each (a, b) combination (107,999 seen).
+    expect(nodes[0] < 500 and nodes[1] > 20 * nodes[0], "the pigeonhole part refuted alone", nodes)
+    with open(model("pigeonhole.cint")) as f:
+        pigeons = f.read()
+    digits = "var a0 in 0..9;\nvar a1 in 0..9;\na0 != a1;\n"
+    rc, out, err, seconds = timed_run(["solve", "-", "--threads", "2", "--timeout", "0.5"], stdin=digits + pigeons)
+    expect(rc == 3 and out == "UNKNOWN\n", "stopped by the time limit, exit 3", rc, out, err)
+    expect(seconds < 2.5, "within the limit and its slack", seconds)
+
+
+@case
 def optimization():
     out, _ = expect_run(["solve", model("optimize.cint")], 0)
     blocks = out.split("----------\n")
