@@ -50,9 +50,11 @@ class PartsSearch final : public SearchEngine {
     std::shared_ptr<const Model> model_;
     SolveOptions options_;
     std::vector<Domain> root_;
-    std::vector<PartRun> parts_;
-    engine::SharedSearch shared_; // one budget: the limits count all parts' nodes, threads included
+    // One budget: the limits count all parts' nodes, threads included. Before parts_, so that it
+    // outlives the parts' engines, whose threads read it until they are joined.
+    engine::SharedSearch shared_;
     std::atomic<bool> never_abandoned_{false};
+    std::vector<PartRun> parts_;
     bool started_ = false, done_ = false;
     Status status_ = Status::Unknown;
     Stats stats_;
