@@ -128,16 +128,18 @@ CountResult count_solutions(const Model& model, SolveOptions options) {
         result.status = parts->status();
         result.stats = parts->stats();
         result.stop_reason = parts->stop_reason();
-        return result;
+    } else {
+        Solver solver(model, options);
+        Integer count = 0;
+        while (solver.next())
+            ++count;
+        result.status = solver.status();
+        if (result.status == Status::AllSolutions || result.status == Status::Unsatisfiable)
+            result.count = count;
+        result.stats = solver.stats();
+        result.stop_reason = solver.stop_reason();
     }
-    Solver solver(model, options);
-    Integer count = 0;
-    while (solver.next())
-        ++count;
-    result.status = solver.status();
-    if (result.status == Status::AllSolutions || result.status == Status::Unsatisfiable) result.count = count;
-    result.stats = solver.stats();
-    result.stop_reason = solver.stop_reason();
+    if (!result.count) result.status = Status::Unknown; // stopped after some solutions: the count is unknown
     return result;
 }
 

@@ -64,7 +64,8 @@ options of solve (anywhere after 'solve'; '--opt=value' works too):
   --no-split          search the model whole instead of its independent parts one by one
                       (docs/solver.md, "Independent parts"); for comparisons
   --explain           for an unsatisfiable model, print a small set of constraints that
-                      cannot hold together, as FILE:LINE: text (and whether it is minimal)
+                      cannot hold together, as FILE:LINE: text (and whether it is minimal);
+                      of a model of independent parts, those of the part without solutions
 
 output (text):
   each solution as 'name = value' lines, every variable in declaration order, then '----------';
@@ -77,7 +78,8 @@ output (--json):
    "solutions": [{"x": 12, ...}, ...],
    "stats": {"nodes": .., "failures": .., "propagations": .., "solutions": .., "max_depth": ..,
              "seconds": ..}}
-  (with --explain on an unsatisfiable model also "conflict": {"minimal": .., "constraints": [..]})
+  (with --explain on an unsatisfiable model also "conflict": {"minimal": .., "checks": ..,
+   "constraints": [..]}, checks: the sub-problems solved to find it)
 
 exit status:
   0  a solution was found        1  proven unsatisfiable
@@ -524,8 +526,9 @@ int run_solve(const Options& o) {
         SolveOptions per_check;
         per_check.order = o.order;
         per_check.cancel = &g_cancel;
-        per_check.node_limit = 1000000; // a check undecided within this keeps its constraint
-        std::optional<double> left;     // one deadline for all the checks: the run's
+        per_check.split_parts = o.split_parts; // the failing part's constraints only
+        per_check.node_limit = 1000000;        // a check undecided within this keeps its constraint
+        std::optional<double> left;            // one deadline for all the checks: the run's
         if (o.timeout) left = std::max(1e-3, *o.timeout - seconds_since_start());
         conflict = explain_conflict(model, per_check, left);
         explained = true;
@@ -556,6 +559,7 @@ int run_solve(const Options& o) {
             } else {
                 out += "{\"minimal\": ";
                 out += conflict->minimal ? "true" : "false";
+                out += ", \"checks\": " + std::to_string(conflict->checks);
                 out += ", \"constraints\": [";
                 for (std::size_t i = 0; i < conflict->constraints.size(); ++i) {
                     const Origin& origin = model.constraints()[conflict->constraints[i]].origin;

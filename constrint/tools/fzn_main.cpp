@@ -22,7 +22,8 @@ constexpr const char* kUsage =
     "  -t MS       time limit in milliseconds\n"
     "  -f          free search: ignore the search annotations\n"
     "  -p N        threads of the search (default 1; the same answers as one thread)\n"
-    "  -r SEED     random seed (accepted; the search is deterministic)\n";
+    "  -r SEED     random seed (accepted; the search is deterministic)\n"
+    "  --no-split  no search of the independent parts alone before the search\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
     std::cerr << "fzn-constrint: " << message << "\n" << kUsage;
@@ -67,6 +68,8 @@ int main(int argc, char** argv) {
                 usage_error(arg + " expects a number of threads from 1 to " +
                             std::to_string(constrint::kMaxThreads));
             options.threads = static_cast<int>(threads);
+        } else if (arg == "--no-split") {
+            options.split_parts = false;
         } else if (arg == "-r" || arg == "--random-seed") {
             number_argument(argc, argv, i, arg); // accepted and checked; the search is deterministic
         } else if (arg == "-h" || arg == "--help") {

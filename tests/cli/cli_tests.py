@@ -154,6 +154,47 @@ def explain():
 
 
 @case
+def explain_names_the_failing_part():
+    """--explain of a model of independent parts names the constraints of the part without solutions
+    only, with their lines, in fewer checks than --no-split (which gives the same set)."""
+    path = model("parts_with_pigeonhole.cint")
+    out, _ = expect_run(["solve", path, "--explain"], 1)
+    pigeon_lines = [path + ":%d: %s" % (15 + i, text) for i, text in enumerate(
+        ["p0 != p1", "p0 != p2", "p0 != p3", "p0 != p4", "p1 != p2", "p1 != p3", "p1 != p4", "p2 != p3",
+         "p2 != p4", "p3 != p4"])]
+    expect(out.splitlines()[1:] == ["% these 10 constraints cannot hold together (a minimal set: without any "
+                                    "one of them the rest has a solution):"] + pigeon_lines,
+           "the pigeonhole constraints only", out)
+    split = expect_json(["solve", path, "--explain", "--json"], 1)["conflict"]
+    whole = expect_json(["solve", path, "--explain", "--json", "--no-split"], 1)["conflict"]
+    expect(split["constraints"] == whole["constraints"] and split["minimal"] and whole["minimal"],
+           "the same minimal set", split, whole)
+    # Split: three parts checked (the pigeonhole part last), then its 10 constraints; whole: the model,
+    # then each of its 14 constraints.
+    expect(split["checks"] == 13 and whole["checks"] == 15, "checks", split, whole)
+
+
+@case
+def threads_with_parts():
+    """--threads 2 on a model of independent parts: the pigeonhole part is refuted alone, and one
+    --timeout stops every part's threads."""
+    path = model("parts_with_pigeonhole.cint")
+    nodes = []
+    for extra in ([], ["--no-split"]):
+        out, _ = expect_run(["solve", path, "--threads", "2", "--stats", *extra], 1)
+        expect(out.startswith("UNSATISFIABLE\n"), "unsatisfiable", extra, out)
+        nodes.append(int(next(line for line in out.splitlines() if line.startswith("% nodes:")).split(":")[1]))
+    # Split: the pigeonhole part alone (131 seen); whole: under each (a, b) combination (107,999 seen).
+    expect(nodes[0] < 500 and nodes[1] > 20 * nodes[0], "the pigeonhole part refuted alone", nodes)
+    with open(model("pigeonhole.cint")) as f:
+        pigeons = f.read()
+    digits = "var a0 in 0..9;\nvar a1 in 0..9;\na0 != a1;\n"
+    rc, out, err, seconds = timed_run(["solve", "-", "--threads", "2", "--timeout", "0.5"], stdin=digits + pigeons)
+    expect(rc == 3 and out == "UNKNOWN\n", "stopped by the time limit, exit 3", rc, out, err)
+    expect(seconds < 2.5, "within the limit and its slack", seconds)
+
+
+@case
 def optimization():
     out, _ = expect_run(["solve", model("optimize.cint")], 0)
     blocks = out.split("----------\n")

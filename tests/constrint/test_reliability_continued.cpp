@@ -202,10 +202,20 @@ TEST_CASE("reliability: an explanation shares one deadline among its checks") {
     }
     SolveOptions per_check;
     per_check.time_limit_seconds = 0.5;
-    const auto start = std::chrono::steady_clock::now();
+    per_check.split_parts = false; // the flocks are independent parts: split, only the first is filtered
+    auto start = std::chrono::steady_clock::now();
     const std::optional<Conflict> conflict = explain_conflict(m, per_check, 1.0);
     CHECK(seconds_since(start) < 2);
     if (conflict) CHECK_FALSE(conflict->minimal);
+    // Split: the first flock alone, each of whose 45 constraints is needed (cut short or not).
+    per_check.split_parts = true;
+    start = std::chrono::steady_clock::now();
+    const std::optional<Conflict> first_flock = explain_conflict(m, per_check, 1.0);
+    CHECK(seconds_since(start) < 2);
+    if (first_flock) {
+        CHECK(first_flock->constraints.size() == 45);
+        CHECK(first_flock->constraints.back() == 44);
+    }
 
     // A deadline long enough changes nothing for a quick model.
     Model small = parse_cint("var x in 0..5;\nx > 3;\nx < 2;\nx != 7;\n", "small.cint");

@@ -206,6 +206,56 @@ def test_count_multiplies_independent_parts_and_matches_the_enumeration():
         ci.count(small)
 
 
+def test_split_parts_gives_the_same_answers_as_the_whole_search():
+    m = ci.Model()
+    x, y, z = m.int_var("x", 1, 3), m.int_var("y", 1, 3), m.int_var("z", 0, 5)
+    m += x != y
+    m += z % 2 == 1
+    for split in (True, False):  # two parts; every entry point takes the option
+        assert m.solve(split_parts=split).values == [1, 2, 1]
+        assert ci.solve(m, split_parts=split).solutions[0].values == [1, 2, 1]
+    whole = [s.values for s in ci.solve_all(m, split_parts=False).solutions]
+    assert len(whole) == 18  # 6 pairs x != y, 3 odd z
+    assert [s.values for s in ci.solve_all(m).solutions] == whole  # the same order: parts in decision order
+    assert [s.values for s in m.solutions(split_parts=False)] == [s.values for s in m.solutions()] == whole
+    assert [s.values for s in ci.solve_all(m, limit=4, split_parts=True, threads=2).solutions] == whole[:4]
+    m.maximize(x - z)
+    assert ci.solve(m).solutions[-1].values == ci.solve(m, split_parts=False).solutions[-1].values == [3, 1, 1]
+    assert ci.solve(m).status == ci.solve(m, split_parts=False).status == "OPTIMAL"
+    # A part without solutions behind one of many: split, it is refuted alone; whole, the search goes
+    # through the first part's 90 solutions and refutes the pigeonhole part under each.
+    none = ci.Model()
+    a, b = none.int_var("a", 0, 9), none.int_var("b", 0, 9)
+    none += a != b
+    pigeons = [none.int_var(f"p{i}", 1, 4) for i in range(5)]
+    for p, q in itertools.combinations(pigeons, 2):
+        none += p != q
+    split, whole_search = ci.solve(none), ci.solve(none, split_parts=False)
+    assert split.status == whole_search.status == "UNSATISFIABLE"
+    assert split.stats.nodes * 50 < whole_search.stats.nodes
+    assert none.solve(split_parts=True) is None and none.solve(split_parts=False) is None
+    # The explanation names the pigeonhole part's constraints only, split or not.
+    pigeonhole = [repr(p != q) for p, q in itertools.combinations(pigeons, 2)]
+    assert none.explain() == ci.explain(none, split_parts=False) == pigeonhole
+
+
+def test_a_node_limit_is_one_budget_for_every_part_and_thread():
+    def pairs(parts):
+        m = ci.Model()
+        for i in range(parts):
+            m += m.int_var(f"a{i}", 0, 89) != m.int_var(f"b{i}", 0, 89)
+        return m
+
+    one_part = ci.count(pairs(1), threads=2)
+    assert one_part.count == 90 * 89
+    limit = one_part.stats.nodes * 3 // 2  # above one part's nodes, below both parts'
+    stopped = ci.count(pairs(2), threads=2, nodes=limit)
+    assert stopped.count is None and stopped.status == "UNKNOWN"
+    assert stopped.stop_reason == f"node limit {limit} reached"
+    assert limit <= stopped.stats.nodes <= limit + 2 * 32 + 2 * 64  # threads add 32 at a time; splits
+    assert ci.count(pairs(2), threads=2).stats.nodes == 2 * one_part.stats.nodes  # summed over the parts
+
+
 def test_ctrl_c_interrupts_a_long_solve_and_leaves_the_model_usable():
     import _thread
     import threading

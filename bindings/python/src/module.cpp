@@ -72,8 +72,10 @@ auto search_released(const Model& shared_model, const InterruptCheck& check, Sea
 }
 
 SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-                          const std::string& order, const InterruptCheck& check, int threads = 1) {
+                          const std::string& order, const InterruptCheck& check, int threads = 1,
+                          bool split_parts = true) {
     SolveOptions options;
+    options.split_parts = split_parts;
     if (threads < 1 || threads > kMaxThreads)
         throw py::value_error("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
                               std::to_string(threads));
@@ -88,11 +90,13 @@ SolveOptions options_from(std::optional<double> timeout, std::optional<std::uint
     return options;
 }
 
-std::optional<std::vector<std::string>>
-explain_texts(const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes) {
+std::optional<std::vector<std::string>> explain_texts(const Model& shared_model,
+                                                      std::optional<double> timeout,
+                                                      std::optional<std::uint64_t> nodes, bool split_parts) {
     const Model model = shared_model; // taken with the GIL held: another thread may change the original
     const InterruptCheck check;       // Ctrl-C stops every check of the deletion filter
-    SolveOptions per_check = options_from(timeout, nodes, "declaration", check); // checks the values
+    SolveOptions per_check =
+        options_from(timeout, nodes, "declaration", check, 1, split_parts); // checks the values
     per_check.time_limit_seconds.reset(); // the timeout is one deadline for all the checks
     std::optional<Conflict> conflict;
     {
@@ -281,9 +285,9 @@ PYBIND11_MODULE(_core, m) {
         .def(
             "solve",
             [](const Model& self, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-               const std::string& order, int threads) -> py::object {
+               const std::string& order, int threads, bool split_parts) -> py::object {
                 const InterruptCheck check;
-                const SolveOptions options = options_from(timeout, nodes, order, check, threads);
+                const SolveOptions options = options_from(timeout, nodes, order, check, threads, split_parts);
                 const Result result = search_released(
                     self, check, [&](const Model& model) { return constrint::solve(model, options); });
                 if (result.solutions.empty()) return py::none();
@@ -293,28 +297,33 @@ PYBIND11_MODULE(_core, m) {
                 return best;
             },
             py::arg("timeout") = py::none(), py::arg("nodes") = py::none(), py::arg("order") = "declaration",
-            py::arg("threads") = 1,
+            py::arg("threads") = 1, py::arg("split_parts") = true,
             "The first solution, or the optimum with objectives (with .stats and .status); None when there "
             "is\n"
             "none or a limit stopped the search first (ci.solve(model) tells which). `threads` > 1 searches\n"
-            "in parallel with the same answers (docs/solver.md, \"Parallel search\").")
+            "in parallel with the same answers (docs/solver.md, \"Parallel search\"); split_parts=False\n"
+            "searches the model whole instead of its independent parts one by one (the same answers).")
         .def(
             "solutions",
             [](const Model& self, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-               const std::string& order, int threads) {
+               const std::string& order, int threads, bool split_parts) {
                 const InterruptCheck check;
-                SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
+                SolveOptions options =
+                    options_from(timeout, std::nullopt, order, check, threads, split_parts);
                 if (self.objectives().empty()) options.solution_limit = limit;
                 return SolutionIterator{std::make_shared<Solver>(self, options), check, limit, 0};
             },
             py::arg("limit") = py::none(), py::arg("timeout") = py::none(), py::arg("order") = "declaration",
-            py::arg("threads") = 1,
+            py::arg("threads") = 1, py::arg("split_parts") = true,
             "Iterates over solutions in search order (at most `limit`); with objectives, improving ones.")
         .def(
             "explain", &explain_texts, py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
+            py::arg("split_parts") = true,
             "The constraints of a small conflicting set, or None when the model has a solution or the first\n"
             "check hit a limit. `timeout` (seconds) bounds all the checks together, `nodes` each one; a\n"
-            "constraint whose check is cut short stays in the set. Ctrl-C raises KeyboardInterrupt.");
+            "constraint whose check is cut short stays in the set. Ctrl-C raises KeyboardInterrupt. Of a\n"
+            "model of independent parts, the constraints of the part without solutions (split_parts=False:\n"
+            "the deletion filter over the whole model).");
 
     py::class_<SolutionIterator>(m, "SolutionIterator", "Solutions one at a time (Model.solutions).")
         .def("__iter__", [](SolutionIterator& it) -> SolutionIterator& { return it; })
@@ -339,27 +348,29 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "solve",
         [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
-           const std::string& order, int threads) {
+           const std::string& order, int threads, bool split_parts) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, nodes, order, check, threads);
+            const SolveOptions options = options_from(timeout, nodes, order, check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return solve(model, options); });
         },
         py::arg("model"), py::arg("timeout") = py::none(), py::arg("nodes") = py::none(),
-        py::arg("order") = "declaration", py::arg("threads") = 1,
+        py::arg("order") = "declaration", py::arg("threads") = 1, py::arg("split_parts") = true,
         "The first solution, or the proven optimum with objectives, as a Result (status, solutions,\n"
-        "stats, stop_reason). Ctrl-C raises KeyboardInterrupt.");
+        "stats, stop_reason). Ctrl-C raises KeyboardInterrupt. split_parts=False searches the model\n"
+        "whole instead of its independent parts one by one (the same answers).");
     m.def(
         "solve_all",
         [](const Model& shared_model, std::optional<std::uint64_t> limit, std::optional<double> timeout,
-           const std::string& order, int threads) {
+           const std::string& order, int threads, bool split_parts) {
             const InterruptCheck check;
-            const SolveOptions options = options_from(timeout, std::nullopt, order, check, threads);
+            const SolveOptions options =
+                options_from(timeout, std::nullopt, order, check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return solve_all(model, limit, options); });
         },
         py::arg("model"), py::arg("limit") = py::none(), py::arg("timeout") = py::none(),
-        py::arg("order") = "declaration", py::arg("threads") = 1,
+        py::arg("order") = "declaration", py::arg("threads") = 1, py::arg("split_parts") = true,
         "Every solution (at most `limit`) of a model without objectives, in search order, as a Result.");
     py::class_<CountResult>(m, "CountResult", "The outcome of ci.count.")
         .def_property_readonly("status",
@@ -372,8 +383,8 @@ PYBIND11_MODULE(_core, m) {
         [](const Model& shared_model, std::optional<double> timeout, std::optional<std::uint64_t> nodes,
            int threads, bool split_parts) {
             const InterruptCheck check;
-            SolveOptions options = options_from(timeout, nodes, "declaration", check, threads);
-            options.split_parts = split_parts;
+            const SolveOptions options =
+                options_from(timeout, nodes, "declaration", check, threads, split_parts);
             return search_released(shared_model, check,
                                    [&](const Model& model) { return count_solutions(model, options); });
         },
@@ -383,7 +394,8 @@ PYBIND11_MODULE(_core, m) {
         "(status, count: None when a limit stopped it, stats, stop_reason). Independent parts are counted\n"
         "one by one and multiplied (split_parts=False counts the whole model by enumeration).");
     m.def("explain", &explain_texts, py::arg("model"), py::arg("timeout") = py::none(),
-          py::arg("nodes") = py::none(), "The constraints of a small conflicting set (as Model.explain).");
+          py::arg("nodes") = py::none(), py::arg("split_parts") = true,
+          "The constraints of a small conflicting set (as Model.explain).");
     m.def("load", &load_cint, py::arg("path"), "Reads a .cint file.");
     m.def("parse", &parse_cint, py::arg("text"), py::arg("file") = "<string>", "Parses .cint text.");
 }

@@ -17,6 +17,9 @@ struct FlatZincOptions {
     std::optional<double> time_limit_seconds;    // -t (milliseconds on the command line)
     bool free_search = false;                    // -f: ignore the search annotations
     int threads = 1;                             // -p N: threads of the search (SolveOptions::threads)
+    // Each independent part searched alone for a first solution before the search (--no-split: not;
+    // docs/flatzinc.md, "Independent parts").
+    bool split_parts = true;
 };
 
 // Reads the FlatZinc model `source` (named `file` in messages), solves it and writes the answer in

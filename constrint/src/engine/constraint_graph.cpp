@@ -102,6 +102,17 @@ std::vector<Part> independent_parts(const Model& model, const std::vector<Domain
     return parts;
 }
 
+Model with_other_parts_fixed(const Model& model, const Part& part, const std::vector<Domain>& domains) {
+    Model fixed = model;
+    std::vector<bool> mine(domains.size(), false);
+    for (int v : part.variables)
+        mine[v] = true;
+    for (std::size_t v = 0; v < domains.size(); ++v) {
+        if (!mine[v]) fixed.set_domain(model.at(static_cast<int>(v)), Domain::single(domains[v].min()));
+    }
+    return fixed;
+}
+
 std::optional<std::vector<Domain>> root_domains(const Model& model, const SolveOptions& options) {
     auto compiled = compile(model);
     if (compiled->failed) return std::nullopt;

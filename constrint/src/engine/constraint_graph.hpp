@@ -27,6 +27,10 @@ std::vector<int> variables_of(const Expr& term);
 // variables fall in (an objective over several parts is optimised over their union).
 std::vector<Part> independent_parts(const Model& model, const std::vector<Domain>& root);
 
+// The model with the variables of other parts fixed to their least value in `domains`: none of the
+// part's constraints mentions them, so they add no decision and no solution to the part's search.
+Model with_other_parts_fixed(const Model& model, const Part& part, const std::vector<Domain>& domains);
+
 // The domains of the model's variables after propagation at the root (all constraints posted), or
 // nothing when the root fails or the options' limits stop the propagation.
 std::optional<std::vector<Domain>> root_domains(const Model& model, const SolveOptions& options);

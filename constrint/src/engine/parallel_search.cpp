@@ -37,9 +37,12 @@ void check_threads(int threads) {
 }
 
 ParallelSearch::ParallelSearch(std::shared_ptr<const Model> model, const SolveOptions& options,
-                               const WorkerFactory& make_worker)
+                               const WorkerFactory& make_worker, engine::SharedSearch* budget)
     : model_(std::move(model)), options_(options),
-      shared_(senses_of(*model_), std::chrono::steady_clock::now()) {
+      own_shared_(budget ? nullptr
+                         : std::make_unique<engine::SharedSearch>(senses_of(*model_),
+                                                                  std::chrono::steady_clock::now())),
+      shared_(budget ? *budget : *own_shared_) {
     check_threads(options.threads);
     if (options.solution_limit) solution_limit_ = *options.solution_limit;
     SolveOptions per_worker = options;

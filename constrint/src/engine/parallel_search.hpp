@@ -23,9 +23,11 @@ class ParallelSearch final : public SearchEngine {
     // A new Search over the model (its own store) with these options, for one thread.
     using WorkerFactory = std::function<std::unique_ptr<Search>(const SolveOptions&)>;
     // options.threads workers. options.solution_limit, when given, lets the threads leave the
-    // subtrees after the first that many solutions of a satisfaction search.
+    // subtrees after the first that many solutions of a satisfaction search. `budget`, when given,
+    // is shared with the other searches of one solve (the independent parts): its node and failure
+    // totals, clock and stop flag make one budget for all of them; otherwise the search has its own.
     ParallelSearch(std::shared_ptr<const Model> model, const SolveOptions& options,
-                   const WorkerFactory& make_worker);
+                   const WorkerFactory& make_worker, engine::SharedSearch* budget = nullptr);
     ~ParallelSearch() override;
 
     std::optional<Solution> next() override;
@@ -57,8 +59,9 @@ class ParallelSearch final : public SearchEngine {
 
     std::shared_ptr<const Model> model_;
     SolveOptions options_;
-    std::uint64_t solution_limit_ = UINT64_MAX; // Enumerate: the caller reads at most this many
-    engine::SharedSearch shared_;
+    std::uint64_t solution_limit_ = UINT64_MAX;        // Enumerate: the caller reads at most this many
+    std::unique_ptr<engine::SharedSearch> own_shared_; // when no budget is given
+    engine::SharedSearch& shared_;
     std::vector<std::unique_ptr<Search>> workers_;
     std::unique_ptr<std::atomic<bool>[]> abandon_; // per worker: leave the current subtree
     std::vector<std::size_t> working_on_;          // per worker: its subtree, or kNone

@@ -43,6 +43,7 @@ std::unique_ptr<PartsSearch> PartsSearch::split(const Model& model, const SolveO
     // A dynamic variable order may pick a different first answer per part than over the whole.
     if (!options.split_parts || options.order != VarOrder::Declaration) return nullptr;
     if (model.constraints().size() < 2) return nullptr;
+    const auto start = std::chrono::steady_clock::now(); // the time limit counts the root's propagation
     std::optional<std::vector<Domain>> root;
     try {
         root = engine::root_domains(model, options);
@@ -72,14 +73,14 @@ std::unique_ptr<PartsSearch> PartsSearch::split(const Model& model, const SolveO
         std::sort(into.variables.begin(), into.variables.end());
         std::sort(into.constraints.begin(), into.constraints.end());
     }
-    return std::unique_ptr<PartsSearch>(
-        new PartsSearch(std::make_shared<const Model>(model), options, std::move(*root), std::move(parts)));
+    return std::unique_ptr<PartsSearch>(new PartsSearch(std::make_shared<const Model>(model), options,
+                                                        std::move(*root), std::move(parts), start));
 }
 
 PartsSearch::PartsSearch(std::shared_ptr<const Model> model, SolveOptions options, std::vector<Domain> root,
-                         std::vector<engine::Part> parts)
+                         std::vector<engine::Part> parts, std::chrono::steady_clock::time_point start)
     : model_(std::move(model)), options_(std::move(options)), root_(std::move(root)),
-      shared_(senses_of(*model_), std::chrono::steady_clock::now()) {
+      shared_(senses_of(*model_), start) {
     // The objectives go with the part of their variables (independent_parts put them in one), or
     // with the first part when they are constant at the root.
     std::size_t objective_part = 0;
@@ -94,17 +95,8 @@ PartsSearch::PartsSearch(std::shared_ptr<const Model> model, SolveOptions option
         PartRun run;
         run.part = std::move(parts[p]);
         run.optimise = !model_->objectives().empty() && p == objective_part;
-        Model part_model = *model_;
+        Model part_model = engine::with_other_parts_fixed(*model_, run.part, root_);
         if (!run.optimise) part_model.clear_objectives();
-        // Other parts' variables are fixed to a value of theirs: none of this part's constraints
-        // mentions them, so they add no decision and no solution.
-        std::vector<bool> mine(root_.size(), false);
-        for (int v : run.part.variables)
-            mine[v] = true;
-        for (std::size_t v = 0; v < root_.size(); ++v) {
-            if (!mine[v])
-                part_model.set_domain(model_->at(static_cast<int>(v)), Domain::single(root_[v].min()));
-        }
         run.model = std::make_shared<const Model>(std::move(part_model));
         parts_.push_back(std::move(run));
     }
@@ -122,11 +114,13 @@ std::unique_ptr<SearchEngine> PartsSearch::make_engine(const PartRun& run) {
         search->share(shared_, never_abandoned_); // the limits count every part's nodes, one clock
         return search;
     }
-    // Threads: each part's parallel search has the limits of its own (docs/solver.md).
-    return std::make_unique<ParallelSearch>(run.model, options,
-                                            [model = run.model, active](const SolveOptions& o) {
-                                                return std::make_unique<Search>(*model, o, active);
-                                            });
+    // Threads: the parts' parallel searches share one budget too (their limits count all parts).
+    return std::make_unique<ParallelSearch>(
+        run.model, options,
+        [model = run.model, active](const SolveOptions& o) {
+            return std::make_unique<Search>(*model, o, active);
+        },
+        &shared_);
 }
 
 bool PartsSearch::advance(PartRun& run) {

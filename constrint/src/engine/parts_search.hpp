@@ -37,7 +37,7 @@ class PartsSearch final : public SearchEngine {
     };
 
     PartsSearch(std::shared_ptr<const Model> model, SolveOptions options, std::vector<Domain> root,
-                std::vector<engine::Part> parts);
+                std::vector<engine::Part> parts, std::chrono::steady_clock::time_point start);
     std::unique_ptr<SearchEngine> make_engine(const PartRun& run);
     // The part's next solution into run.current; false when it has no more or a limit stopped it.
     bool advance(PartRun& run);
@@ -50,9 +50,11 @@ class PartsSearch final : public SearchEngine {
     std::shared_ptr<const Model> model_;
     SolveOptions options_;
     std::vector<Domain> root_;
-    std::vector<PartRun> parts_;
-    engine::SharedSearch shared_; // one-thread parts: the limits count all parts' nodes
+    // One budget: the limits count all parts' nodes, threads included. Before parts_, so that it
+    // outlives the parts' engines, whose threads read it until they are joined.
+    engine::SharedSearch shared_;
     std::atomic<bool> never_abandoned_{false};
+    std::vector<PartRun> parts_;
     bool started_ = false, done_ = false;
     Status status_ = Status::Unknown;
     Stats stats_;

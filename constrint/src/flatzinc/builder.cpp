@@ -364,11 +364,15 @@ void Builder::add_objective(const SolveItem& solve) {
         program_.model->maximize(objective);
 }
 
-Program Builder::build(bool free_search) {
+Program Builder::build(bool free_search, const PartOnly* part) {
     program_.model = std::make_shared<Model>();
     for (const Declaration& d : ast_.declarations)
         declare(d);
     add_objective(*ast_.solve);
+    if (part) {
+        for (std::size_t v = 0; v < part->domains.size(); ++v)
+            program_.model->set_domain(program_.model->at(static_cast<int>(v)), part->domains[v]);
+    }
     program_.compiled = engine::compile(*program_.model);
     // A variable declared with an empty domain (`var 5..1: x`) makes the model unsatisfiable
     // whatever its constraints say; the builtins read the bounds of their arguments, which an empty
@@ -376,9 +380,12 @@ Program Builder::build(bool free_search) {
     bool empty_domain = false;
     for (engine::VarId x = 0; x < store().num_vars(); ++x)
         empty_domain = empty_domain || store().dom(x).empty();
-    for (const ConstraintItem& c : ast_.constraints) {
+    for (std::size_t i = 0; i < ast_.constraints.size(); ++i) {
+        const ConstraintItem& c = ast_.constraints[i];
         deadline_.check();
-        if (!empty_domain || !is_builtin(c.name)) post_builtin(*this, c);
+        const int first = store().num_propagators();
+        if ((!part || part->constraints[i]) && (!empty_domain || !is_builtin(c.name))) post_builtin(*this, c);
+        program_.constraint_propagators.emplace_back(first, store().num_propagators());
     }
     post_cardinality_sums();
     add_outputs();

@@ -37,6 +37,15 @@ struct Program {
     std::vector<engine::Phase> phases; // the annotations' (unless free search), then the defaults
     SolveItem::Goal goal = SolveItem::Goal::Satisfy;
     std::vector<Output> outputs;
+    // Per constraint item (in the model's order): the ids of the propagators it posted, [first, last).
+    std::vector<std::pair<int, int>> constraint_propagators;
+};
+
+// One independent part of the model, to be searched alone (flatzinc/parts.hpp): only its
+// constraints are posted, and the model variables get these domains (the others' fixed).
+struct PartOnly {
+    std::vector<bool> constraints; // per constraint item: posted
+    std::vector<Domain> domains;   // per model variable
 };
 
 // Unbounded `var int` declarations range over [-2^kUnboundedBits, 2^kUnboundedBits].
@@ -49,7 +58,7 @@ class Builder {
   public:
     Builder(const Ast& ast, std::string file, Deadline& deadline)
         : ast_(ast), file_(std::move(file)), deadline_(deadline) {}
-    Program build(bool free_search);
+    Program build(bool free_search, const PartOnly* part = nullptr);
 
     // For the builtins (builtins.cpp): arguments read as the constraint needs them; each throws
     // ParseError at the argument's position when it has the wrong kind.

@@ -5,6 +5,7 @@
 #include "flatzinc/builder.hpp"
 #include "flatzinc/output.hpp"
 #include "flatzinc/parser.hpp"
+#include "flatzinc/parts.hpp"
 
 #include <chrono>
 #include <ostream>
@@ -75,6 +76,34 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
         solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - init_seconds);
     const bool optimise = program.goal != flatzinc::SolveItem::Goal::Satisfy;
     const int propagators = program.compiled->store.num_propagators(); // before the search adds its own
+    const auto statistics = [&](Stats stats, const std::optional<Integer>& objective) {
+        if (!options.statistics) return;
+        write_statistics(out, stats, program.model->variables().size(), propagators, init_seconds, objective);
+    };
+
+    // A part without solutions: the model has none, and the search need not go through the others.
+    Stats parts_stats;
+    if (options.split_parts) {
+        flatzinc::PartsCheck parts;
+        try {
+            parts = flatzinc::check_parts(ast, file, deadline, options.free_search, program, solve_options);
+        } catch (const flatzinc::TimeLimitReached&) {
+            out << "=====UNKNOWN=====\n" << std::flush; // building the parts took the time
+            return;
+        }
+        parts_stats = parts.stats;
+        if (parts.unsatisfiable) {
+            out << "=====UNSATISFIABLE=====\n";
+            statistics(parts_stats, std::nullopt);
+            out.flush();
+            return;
+        }
+        if (options.time_limit_seconds) {
+            const double spent =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            solve_options.time_limit_seconds = std::max(0.0, *options.time_limit_seconds - spent);
+        }
+    }
 
     // Satisfaction stops after one solution unless -a or -n asks for more; optimisation prints every
     // improving solution (the last one is the best).
@@ -113,9 +142,12 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
     case Status::Satisfiable:
         break;
     }
-    if (options.statistics)
-        write_statistics(out, search.stats(), program.model->variables().size(), propagators, init_seconds,
-                         objective);
+    Stats stats = search.stats(); // the parts' searches included
+    stats.nodes += parts_stats.nodes;
+    stats.failures += parts_stats.failures;
+    stats.propagations += parts_stats.propagations;
+    stats.seconds += parts_stats.seconds;
+    statistics(stats, objective);
     out.flush();
 }
 
