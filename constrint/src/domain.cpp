@@ -1,4 +1,5 @@
 #include "constrint/domain.hpp"
+#include "machine_word.hpp"
 
 #include <algorithm>
 
@@ -40,7 +41,25 @@ Domain Domain::values(std::vector<Integer> values) {
     return d;
 }
 
+namespace {
+// The number of values of d in machine words; false when a bound, a difference or the total does not fit.
+bool size_in_words(const Domain& d, Word& total) {
+    Word modulus = 0;
+    if (!read_word(d.modulus(), modulus)) return false;
+    total = 0;
+    for (const Interval& iv : d.intervals()) {
+        Word lo = 0, hi = 0, span = 0;
+        if (!read_word(iv.lo, lo) || !read_word(iv.hi, hi) || !subtract_word(hi, lo, span) ||
+            !add_word(total, span / modulus, total) || !add_word(total, 1, total))
+            return false;
+    }
+    return true;
+}
+} // namespace
+
 Integer Domain::size() const {
+    // Words first: first-fail branching asks every open variable's size at every node.
+    if (Word words = 0; size_in_words(*this, words)) return words;
     Integer total = 0;
     if (modulus_ == 1) {
         for (const auto& iv : intervals_)

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""ConstrINT against Gecode on MiniZinc instances, end to end through Debian's `minizinc`.
+"""ConstrINT against Gecode on every MiniZinc instance of a folder (default ../shared/minizinc).
 
-Each instance runs through `minizinc --solver constrint` (fzn-constrint with ConstrINT's mznlib) and
-through fzn-gecode with Gecode's native globals (a solver configuration whose mznlib is
-/usr/share/minizinc/gecode_presolver), with the same time limit. Prints a table (solved, wall time,
-search nodes for both, and the time ratio) and writes it as CSV.
+Each instance is flattened once per solver, outside the timing, with that solver's own library:
+ConstrINT's mznlib for fzn-constrint, Gecode's native globals (/usr/share/minizinc/gecode_presolver)
+for fzn-gecode. The solver processes then run on their .fzn files, alternately, --runs times each,
+with the same time limit; an instance that reaches the limit once is not run again. Measured per run:
+the process's wall time and its CPU time (user + system, from wait4), which depends much less than
+the wall time on what else runs on the machine; the table shows the medians, the search nodes, and the
+ratio constrint/gecode of both. Writes the table as CSV.
 
-usage: fzn_gecode_compare.py [--build DIR] [--time-limit S] [--csv FILE] [--only NAME...]
+usage: fzn_gecode_compare.py [--instances DIR] [--build DIR] [--time-limit S] [--runs N]
+                             [--fzn-dir DIR] [--csv FILE] [--only NAME...]
 """
 import argparse
 import json
 import os
 import pathlib
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -21,100 +26,177 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-INSTANCES = ROOT / "tests" / "flatzinc" / "instances"
-# (folder, data file or None): the instances with Gecode reference times in the shared README, and more.
-BENCHMARK = [
-    ("queens", "008"), ("queens", "050"), ("queens", "200"),
-    ("golomb", "08"), ("golomb", "09"), ("golomb", "10"),
-    ("magicseq", "020"), ("magicseq", "100"),
-    ("market_split", "s3-01"), ("market_split", "u3-01"),
-    ("langford", "l_2_08"), ("langford", "l_2_09"),
-    ("schur_numbers", "10-3"), ("alpha", None), ("eq", None),
-]
+GECODE_LIBRARY = "/usr/share/minizinc/gecode_presolver"
 
 
-def instance_files(folder, data):
-    mzn = next((INSTANCES / folder).glob("*.mzn"))
-    return [str(mzn)] + ([str(INSTANCES / folder / f"{data}.dzn")] if data else [])
+def instances(folder, only):
+    """(name, model, data or None) for every model and data file under folder, sorted by name."""
+    found = []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        models = sorted(sub.glob("*.mzn"))
+        if not models:
+            continue
+        for data in sorted(sub.glob("*.dzn")) or [None]:
+            name = f"{sub.name}.{data.stem}" if data else sub.name
+            if not only or name in only:
+                found.append((name, models[0], data))
+    return found
 
 
-def run(solver, files, limit_s, env):
-    """One minizinc run: (solved, wall seconds, nodes, status)."""
+def flatten(solver, model, data, fzn, env):
+    """Flattens model (+ data) for solver into fzn; the error text when minizinc fails."""
+    done = subprocess.run(["minizinc", "-c", "--solver", solver, str(model), *([str(data)] if data else []),
+                           "--fzn", str(fzn), "--ozn", os.devnull], capture_output=True, text=True, env=env)
+    return None if done.returncode == 0 else (done.stderr.strip() or done.stdout.strip())[:200]
+
+
+def is_optimisation(fzn):
+    return re.search(r"solve\b[^;]*\b(minimize|maximize)\b", fzn.read_text()) is not None
+
+
+def solve_once(command, limit_s):
+    """One solver process: (wall s, stdout or None when killed at limit + 10 s)."""
     start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        result = subprocess.run(["minizinc", "--solver", solver, "-s", "--time-limit", str(int(limit_s * 1000)), *files],
-                                capture_output=True, text=True, timeout=limit_s + 30, env=env)
-        out = result.stdout
+        out, _ = process.communicate(timeout=limit_s + 10)
     except subprocess.TimeoutExpired:
-        return False, limit_s, None, "killed"
-    wall = time.monotonic() - start
-    nodes = re.findall(r"%%%mzn-stat: nodes=(\d+)", out)
-    optimisation = "minimize" in pathlib.Path(files[0]).read_text() or "maximize" in pathlib.Path(files[0]).read_text()
+        process.kill()
+        process.communicate()
+        out = None
+    return time.monotonic() - start, out
+
+
+def children_cpu():
+    """CPU seconds of the waited-for children so far (getrusage: finer than os.times' clock ticks)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def status_of(out, optimisation):
+    if out is None:
+        return "KILLED"
     if "=====UNSATISFIABLE=====" in out:
-        status = "UNSAT"
-    elif "==========" in out:
-        status = "OPTIMAL" if optimisation else "ALL"
-    elif "----------" in out:
-        status = "SAT"
-    else:
-        status = "UNKNOWN" if result.returncode == 0 else f"ERROR {result.returncode}"
-    solved = status in ("UNSAT", "OPTIMAL", "ALL") or (status == "SAT" and not optimisation)
-    return solved, wall, int(nodes[-1]) if nodes else None, status
+        return "UNSAT"
+    if "==========" in out:
+        return "OPTIMAL" if optimisation else "ALL"
+    if "----------" in out:
+        return "SAT"
+    return "UNKNOWN"
+
+
+def solved(status, optimisation):
+    return status in ("UNSAT", "OPTIMAL", "ALL") or (status == "SAT" and not optimisation)
+
+
+def measure(command, fzn, runs, limit_s):
+    """Median wall and CPU seconds, nodes and status of up to runs runs of command on fzn."""
+    optimisation = is_optimisation(fzn)
+    walls, cpus, status, nodes = [], [], None, None
+    for _ in range(runs):
+        cpu = children_cpu()
+        wall, out = solve_once([*command, str(fzn)], limit_s)
+        walls.append(wall)
+        cpus.append(children_cpu() - cpu)
+        status = status_of(out, optimisation)
+        found = re.findall(r"%%%mzn-stat: nodes=(\d+)", out or "")
+        nodes = int(found[-1]) if found else None
+        if not solved(status, optimisation):
+            break
+    return {"status": status, "solved": solved(status, optimisation), "wall": statistics.median(walls),
+            "cpu": statistics.median(cpus), "nodes": nodes}
+
+
+def ratio(c, g, key):
+    return c[key] / g[key] if g[key] > 0 else float("nan")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default=str(ROOT / "build"), help="build directory (holds share/minizinc/solvers)")
-    parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per instance and solver")
+    parser.add_argument("--instances", type=pathlib.Path, default=ROOT.parent / "shared" / "minizinc",
+                        help="folder of instance folders (a model .mzn and its .dzn files each)")
+    parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build",
+                        help="build directory (holds constrint/fzn-constrint and share/minizinc/solvers)")
+    parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per run")
+    parser.add_argument("--runs", type=int, default=3, help="runs per instance and solver (median)")
+    parser.add_argument("--fzn-dir", type=pathlib.Path, help="keep the flattened files here")
     parser.add_argument("--csv", default="fzn_gecode_compare.csv")
     parser.add_argument("--only", nargs="*", help="instance names (folder.data) to run")
     args = parser.parse_args()
     for tool in ("minizinc", "fzn-gecode"):
         if not shutil.which(tool):
             sys.exit(f"{tool} not found: apt-get install -y minizinc flatzinc")
-    constrint_dir = pathlib.Path(args.build) / "share" / "minizinc" / "solvers"
-    if not (constrint_dir / "constrint.msc").exists():
-        sys.exit(f"{constrint_dir}/constrint.msc not found: build the project first (--build)")
+    solvers_dir = args.build / "share" / "minizinc" / "solvers"
+    fzn_constrint = args.build / "constrint" / "fzn-constrint"
+    if not (solvers_dir / "constrint.msc").exists() or not fzn_constrint.exists():
+        sys.exit(f"{solvers_dir}/constrint.msc or {fzn_constrint} not found: build the project first (--build)")
+    if not args.instances.is_dir():
+        sys.exit(f"{args.instances}: no such folder (--instances)")
+    if args.runs < 1 or args.time_limit <= 0:
+        sys.exit("--runs must be at least 1 and --time-limit positive")
+    limit_ms = str(int(args.time_limit * 1000))
+    commands = {"constrint": [str(fzn_constrint), "-s", "-t", limit_ms],
+                "gecode": [shutil.which("fzn-gecode"), "-s", "-time", limit_ms]}
 
     with tempfile.TemporaryDirectory() as tmp:
-        gecode = {"id": "org.gecode.native-bench", "name": "GecodeNative", "version": "6",
-                  "mznlib": "/usr/share/minizinc/gecode_presolver", "executable": shutil.which("fzn-gecode"),
-                  "tags": ["cp", "int"], "stdFlags": ["-a", "-f", "-n", "-p", "-r", "-s", "-t"],
-                  "supportsFzn": True, "needsSolns2Out": True}
+        fzn_dir = args.fzn_dir or pathlib.Path(tmp)
+        fzn_dir.mkdir(parents=True, exist_ok=True)
+        gecode = {"id": "org.gecode.native-bench", "name": "GecodeNative", "version": "6", "mznlib": GECODE_LIBRARY,
+                  "executable": shutil.which("fzn-gecode"), "tags": ["cp", "int"],
+                  "stdFlags": ["-a", "-f", "-n", "-p", "-r", "-s", "-t"], "supportsFzn": True, "needsSolns2Out": True}
         pathlib.Path(tmp, "gecode-native.msc").write_text(json.dumps(gecode))
-        env = dict(os.environ, MZN_SOLVER_PATH=f"{constrint_dir}{os.pathsep}{tmp}")
+        env = dict(os.environ, MZN_SOLVER_PATH=f"{solvers_dir}{os.pathsep}{tmp}")
+        library = {"constrint": "constrint", "gecode": "org.gecode.native-bench"}
 
         rows = []
-        header = f"{'instance':<22} {'constrint':>9} {'time s':>8} {'nodes':>9}   {'gecode':>9} {'time s':>8} {'nodes':>9}   {'ratio':>6}"
-        print(header)
+        header = (f"{'instance':<22} {'constrint':>9} {'wall s':>7} {'CPU s':>7} {'nodes':>9}   {'gecode':>9} "
+                  f"{'wall s':>7} {'CPU s':>7} {'nodes':>9}   {'CPU ratio':>9} {'wall ratio':>10}")
+        print(f"{args.runs} runs per instance and solver (median), time limit {args.time_limit:g} s\n{header}")
         print("-" * len(header))
-        for folder, data in BENCHMARK:
-            name = f"{folder}.{data}" if data else folder
-            if args.only and name not in args.only:
-                continue
-            files = instance_files(folder, data)
-            c = run("constrint", files, args.time_limit, env)
-            g = run("org.gecode.native-bench", files, args.time_limit, env)
-            ratio = c[1] / g[1] if g[1] > 0 else float("nan")
-            rows.append((name, c, g, ratio))
-            print(f"{name:<22} {c[3]:>9} {c[1]:>8.2f} {c[2] if c[2] is not None else '-':>9}   "
-                  f"{g[3]:>9} {g[1]:>8.2f} {g[2] if g[2] is not None else '-':>9}   {ratio:>6.2f}", flush=True)
+        for name, model, data in instances(args.instances, args.only):
+            result = {}
+            for solver in ("constrint", "gecode"):
+                fzn = fzn_dir / f"{name}.{solver}.fzn"
+                error = flatten(library[solver], model, data, fzn, env)
+                result[solver] = (measure(commands[solver], fzn, args.runs, args.time_limit) if error is None else
+                                  {"status": "FLATTEN", "solved": False, "wall": float("nan"), "cpu": float("nan"),
+                                   "nodes": None, "error": error})
+            c, g = result["constrint"], result["gecode"]
+            rows.append((name, c, g))
+            print(f"{name:<22} {c['status']:>9} {c['wall']:>7.2f} {c['cpu']:>7.2f} {c['nodes'] or '-':>9}   "
+                  f"{g['status']:>9} {g['wall']:>7.2f} {g['cpu']:>7.2f} {g['nodes'] or '-':>9}   "
+                  f"{ratio(c, g, 'cpu'):>9.2f} {ratio(c, g, 'wall'):>10.2f}", flush=True)
+            for solver, r in result.items():
+                if "error" in r:
+                    print(f"  {solver} flattening failed: {r['error']}")
 
-    both = [r[3] for r in rows if r[1][0] and r[2][0]]
-    missed = [r[0] for r in rows if r[2][0] and not r[1][0]]
-    print(f"\nsolved: constrint {sum(r[1][0] for r in rows)}/{len(rows)}, gecode {sum(r[2][0] for r in rows)}/{len(rows)}"
-          f" (time limit {args.time_limit:g} s)")
+    both = [(name, c, g) for name, c, g in rows if c["solved"] and g["solved"]]
+    missed = [name for name, c, g in rows if g["solved"] and not c["solved"]]
+    disagree = [name for name, c, g in rows if c["solved"] and g["solved"] and (c["status"] == "UNSAT") != (
+        g["status"] == "UNSAT")]
+    print(f"\nsolved: constrint {sum(c['solved'] for _, c, _ in rows)}/{len(rows)}, "
+          f"gecode {sum(g['solved'] for _, _, g in rows)}/{len(rows)} (time limit {args.time_limit:g} s)")
     if both:
-        print(f"median time ratio constrint/gecode over instances both solved: {statistics.median(both):.2f}")
+        for key, label in (("cpu", "CPU time"), ("wall", "wall time")):
+            ratios = sorted(((ratio(c, g, key), name) for name, c, g in both), reverse=True)
+            worst = ", ".join(f"{name} {r:.2f}" for r, name in ratios[:5])
+            print(f"{label}: median ratio constrint/gecode over the {len(both)} instances both solved "
+                  f"{statistics.median(r for r, _ in ratios):.2f}; over 2x: {sum(r > 2 for r, _ in ratios)}; "
+                  f"worst: {worst}")
     if missed:
         print(f"solved by Gecode only: {', '.join(missed)}")
+    if disagree:
+        print(f"SATISFIABILITY DISAGREES: {', '.join(disagree)}")
     with open(args.csv, "w") as f:
-        f.write("instance,constrint_status,constrint_seconds,constrint_nodes,gecode_status,gecode_seconds,gecode_nodes,ratio\n")
-        for name, c, g, ratio in rows:
-            f.write(f"{name},{c[3]},{c[1]:.3f},{c[2] if c[2] is not None else ''},{g[3]},{g[1]:.3f},"
-                    f"{g[2] if g[2] is not None else ''},{ratio:.3f}\n")
+        f.write("instance,constrint_status,constrint_wall_s,constrint_cpu_s,constrint_nodes,"
+                "gecode_status,gecode_wall_s,gecode_cpu_s,gecode_nodes,cpu_ratio,wall_ratio\n")
+        for name, c, g in rows:
+            f.write(f"{name},{c['status']},{c['wall']:.3f},{c['cpu']:.3f},{c['nodes'] or ''},{g['status']},"
+                    f"{g['wall']:.3f},{g['cpu']:.3f},{g['nodes'] or ''},{ratio(c, g, 'cpu'):.3f},"
+                    f"{ratio(c, g, 'wall'):.3f}\n")
     print(f"written: {args.csv}")
+    return 1 if disagree else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -398,4 +399,24 @@ TEST_CASE("domain: restrict_congruence that excludes no value reports no change"
     Domain ones = Domain::values({1, 11}); // both are 1 mod 10
     CHECK_FALSE(ones.restrict_congruence(5, 1));
     CHECK_FALSE(ones.restrict_congruence(2, 1));
+}
+
+TEST_CASE("domain: size at the 64-bit boundaries (word count, then Integer when it does not fit)") {
+    const Integer top = std::numeric_limits<std::int64_t>::max(),
+                  bottom = std::numeric_limits<std::int64_t>::min();
+    CHECK(Domain::range(bottom, top).size() == Integer(1) << 64); // the span overflows
+    CHECK(Domain::range(0, top).size() == Integer(1) << 63);      // the span fits, the +1 does not
+    CHECK(Domain::range(1, top).size() == top);                   // the largest word count
+    CHECK(Domain::range(-(Integer(1) << 62), Integer(1) << 62).size() == (Integer(1) << 63) + 1);
+    CHECK(Domain::range(bottom, bottom).size() == 1);
+    CHECK(Domain::range(top, top + 1).size() == 2); // one bound beyond the words
+    Domain even = Domain::range(bottom, top);
+    even.restrict_congruence(2, 0);
+    CHECK(even.size() == Integer(1) << 63);
+    Domain split = Domain::range(bottom, top);
+    split.remove(0); // two intervals of 2^63 and 2^63 - 1 values: the total overflows
+    CHECK(split.size() == (Integer(1) << 64) - 1);
+    Domain thirds = Domain::range(0, Integer(3) << 61);
+    thirds.restrict_congruence(Integer(1) << 61, 0); // {0, 2^61, 2^62, 3 * 2^61}
+    CHECK(thirds.size() == 4);
 }

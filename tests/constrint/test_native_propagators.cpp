@@ -13,12 +13,15 @@
 #include "propagators/relations.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 
 using namespace constrint;
 using namespace constrint::engine;
 using constrint::testing::Assignment;
 using constrint::testing::check_native_propagator;
+using constrint::testing::HarnessOptions;
 using constrint::testing::interval;
 
 namespace {
@@ -304,5 +307,106 @@ TEST_CASE("native propagators: int_times(x, x, p) is a square (one variable for 
                 s.add_propagator(std::make_unique<Times>(x[1], x[0], x[0]));
             },
             {300, static_cast<std::uint64_t>(seed)});
+    }
+}
+
+TEST_CASE("native propagators: == on views (assignment to a constant, ranges, domains with holes)") {
+    // The harness's random sub-domains have holes and ranges, so both the bounds path (two ranges)
+    // and the domain path of Equal run; one side fixed takes the assignment path.
+    const HarnessOptions exact{300, 6, true};
+    check_native_propagator(
+        "x == y + 2", 2, kSmall, [](const Assignment& a) { return v(a, 0) == v(a, 1) + 2; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Equal>(view(x[0]), View{x[1], 1, 2}));
+        },
+        exact);
+    check_native_propagator(
+        "x - 1 == -y", 2, kSmall, [](const Assignment& a) { return v(a, 0) - 1 == -v(a, 1); },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Equal>(View{x[0], 1, -1}, View{x[1], -1, 0}));
+        },
+        exact);
+    check_native_propagator(
+        "2x == y - 1", 2, kSmall, [](const Assignment& a) { return 2 * v(a, 0) == v(a, 1) - 1; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Equal>(View{x[0], 2, 0}, View{x[1], 1, -1}));
+        },
+        exact);
+    check_native_propagator(
+        "x + 1 == x", 1, kSmall, [](const Assignment&) { return false; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<Equal>(View{x[0], 1, 1}, view(x[0])));
+        });
+    const std::vector<std::vector<Integer>> domains{kBool, kSmall};
+    check_native_propagator(
+        "b <-> x == 2", domains, [](const Assignment& a) { return v(a, 0) == (v(a, 1) == 2); },
+        [](Store& s, const std::vector<VarId>& x) {
+            const View two{-1, 0, 2};
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Equal>(view(x[1]), two),
+                                                       std::make_unique<NotEqual>(view(x[1]), two),
+                                                       Reified::Mode::Equivalence));
+        },
+        {300, 7});
+    check_native_propagator(
+        "b <-> 3 == 2x - 1", domains, [](const Assignment& a) { return v(a, 0) == (3 == 2 * v(a, 1) - 1); },
+        [](Store& s, const std::vector<VarId>& x) {
+            const View three{-1, 0, 3}, twice{x[1], 2, -1};
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Equal>(three, twice),
+                                                       std::make_unique<NotEqual>(three, twice),
+                                                       Reified::Mode::Equivalence));
+        },
+        {300, 8});
+    check_native_propagator(
+        "b <-> 2x == 3 (never)", domains, [](const Assignment& a) { return v(a, 0) == 0; },
+        [](Store& s, const std::vector<VarId>& x) {
+            const View three{-1, 0, 3}, twice{x[1], 2, 0};
+            s.add_propagator(std::make_unique<Reified>(x[0], std::make_unique<Equal>(twice, three),
+                                                       std::make_unique<NotEqual>(twice, three),
+                                                       Reified::Mode::Equivalence));
+        },
+        {300, 9});
+}
+
+TEST_CASE("native propagators: == on views at the 64-bit boundaries") {
+    const Integer top = std::numeric_limits<std::int64_t>::max(),
+                  bottom = std::numeric_limits<std::int64_t>::min();
+    const Integer two62 = Integer(1) << 62;
+    SUBCASE("x == y + 2^62 with x just below 2^63: ranges, bounds narrowed both ways") {
+        Store s;
+        const VarId x = s.new_var(Domain::range(top - 9, top)),
+                    y = s.new_var(Domain::range(0, Integer(1) << 64));
+        s.add_propagator(std::make_unique<Equal>(view(x), View{y, 1, two62}));
+        REQUIRE(s.propagate());
+        CHECK(s.dom(y) == Domain::range(top - 9 - two62, top - two62));
+        CHECK(s.dom(x) == Domain::range(top - 9, top));
+    }
+    SUBCASE("y == x - 1 with x at -2^63: y goes below the words") {
+        Store s;
+        const VarId x = s.new_var(Domain::range(bottom, bottom + 5)),
+                    y = s.new_var(Domain::range(-top * 4, 0));
+        s.add_propagator(std::make_unique<Equal>(view(y), View{x, 1, -1}));
+        REQUIRE(s.propagate());
+        CHECK(s.dom(y) == Domain::range(bottom - 1, bottom + 4));
+    }
+    SUBCASE("x == 2^63 (one past the words) assigned; x == 2^63 - 1 + 2^63 over a scaled view") {
+        Store s;
+        const VarId x = s.new_var(Domain::range(0, Integer(1) << 70)), y = s.new_var(Domain::range(-10, top));
+        s.add_propagator(std::make_unique<Equal>(view(x), View{-1, 0, top + 1}));
+        s.add_propagator(std::make_unique<Equal>(View{y, 2, 0}, View{-1, 0, top * 2}));
+        REQUIRE(s.propagate());
+        CHECK(s.dom(x) == Domain::single(top + 1));
+        CHECK(s.dom(y) == Domain::single(top));
+    }
+    SUBCASE("b <-> x == -2^63 decided by membership, with a hole next to it") {
+        Store s;
+        Domain d = Domain::range(bottom, bottom + 3);
+        d.remove(bottom + 1);
+        const VarId b = s.new_var(Domain::range(0, 1)), x = s.new_var(d);
+        const View c{-1, 0, bottom + 1};
+        s.add_propagator(std::make_unique<Reified>(b, std::make_unique<Equal>(view(x), c),
+                                                   std::make_unique<NotEqual>(view(x), c),
+                                                   Reified::Mode::Equivalence));
+        REQUIRE(s.propagate());
+        CHECK(s.dom(b) == Domain::single(0));
     }
 }

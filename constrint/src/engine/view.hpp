@@ -50,6 +50,12 @@ struct View {
         return scale > 0 ? s.set_max(var, floor_div(v - offset, scale))
                          : s.set_min(var, ceil_div(v - offset, scale));
     }
+    bool assign(Store& s, const Integer& v) const {
+        if (constant()) return offset == v;
+        if (identity()) return s.assign(var, v);
+        const Integer shifted = v - offset;
+        return shifted % scale == 0 && s.assign(var, shifted / scale);
+    }
     bool remove(Store& s, const Integer& v) const {
         if (constant()) return offset != v;
         if (identity()) return s.remove(var, v);

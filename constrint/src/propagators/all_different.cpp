@@ -21,7 +21,9 @@ PropStatus AllDifferent::propagate(Store& s) {
             progress = true;
             const Integer value = s.value(vars_[i]);
             for (std::size_t j = 0; j < vars_.size(); ++j) {
-                if (j == i) continue;
+                // A done variable is fixed to a value that already left every other domain (here or
+                // at an ancestor), so it cannot hold this one.
+                if (j == i || (done[j] && vars_[j] != vars_[i])) continue;
                 if (vars_[j] == vars_[i] || !s.remove(vars_[j], value)) return PropStatus::Fail;
             }
         }

@@ -35,12 +35,28 @@ std::optional<bool> offset_views_meet(const Store& s, const View& x, const View&
     return false;
 }
 
+// A view x + c of a variable whose domain is one range without a congruence.
+bool offset_view_of_range(const Store& s, const View& v) {
+    if (v.constant() || v.scale != 1) return false;
+    const Domain& d = s.dom(v.var);
+    return d.intervals().size() == 1 && d.modulus() == 1;
+}
+
 } // namespace
 
 PropStatus Equal::propagate(Store& s) {
     if (x_.fixed(s) && y_.fixed(s))
         return x_.value(s) == y_.value(s) ? PropStatus::Subsumed : PropStatus::Fail;
-    if (x_.identity() && y_.identity()) {
+    // One side fixed (x == c, most reified equalities): the other is assigned, no domain copied.
+    if (x_.fixed(s)) return y_.assign(s, x_.value(s)) ? PropStatus::Subsumed : PropStatus::Fail;
+    if (y_.fixed(s)) return x_.assign(s, y_.value(s)) ? PropStatus::Subsumed : PropStatus::Fail;
+    // Two ranges (x == y + c in most models) meet in a range: narrowing the bounds is the whole
+    // intersection, without building the shifted domains.
+    if (offset_view_of_range(s, x_) && offset_view_of_range(s, y_)) {
+        if (!x_.set_min(s, y_.min(s)) || !x_.set_max(s, y_.max(s)) || !y_.set_min(s, x_.min(s)) ||
+            !y_.set_max(s, x_.max(s)))
+            return PropStatus::Fail;
+    } else if (x_.identity() && y_.identity()) {
         if (!s.intersect(x_.var, s.dom(y_.var)) || !s.intersect(y_.var, s.dom(x_.var)))
             return PropStatus::Fail;
     } else if (!x_.intersect(s, y_.domain(s)) || !y_.intersect(s, x_.domain(s))) {
@@ -50,6 +66,11 @@ PropStatus Equal::propagate(Store& s) {
 }
 
 Entailment Equal::entailment(const Store& s) const {
+    if (variable_is_constant_) {
+        const Domain& d = s.dom(x_.constant() ? y_.var : x_.var);
+        if (!d.contains(x_.constant() ? x_.offset : y_.offset)) return Entailment::False;
+        return d.fixed() ? Entailment::True : Entailment::Unknown;
+    }
     if (x_.fixed(s) && y_.fixed(s)) return x_.value(s) == y_.value(s) ? Entailment::True : Entailment::False;
     if (x_.max(s) < y_.min(s) || y_.max(s) < x_.min(s)) return Entailment::False;
     if (x_.fixed(s)) return y_.contains(s, x_.value(s)) ? Entailment::Unknown : Entailment::False;

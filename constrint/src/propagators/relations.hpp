@@ -18,7 +18,9 @@ inline std::vector<Subscription> subscribe(std::initializer_list<const View*> vi
 // x == y: both domains become their intersection (domain-consistent, idempotent).
 class Equal final : public Propagator {
   public:
-    Equal(View x, View y) : x_(std::move(x)), y_(std::move(y)) {}
+    Equal(View x, View y)
+        : x_(std::move(x)), y_(std::move(y)),
+          variable_is_constant_((x_.identity() && y_.constant()) || (y_.identity() && x_.constant())) {}
     PropStatus propagate(Store& s) override;
     Entailment entailment(const Store& s) const override;
     std::vector<Subscription> subscriptions() const override { return subscribe({&x_, &y_}, Event::Domain); }
@@ -27,6 +29,9 @@ class Equal final : public Propagator {
 
   private:
     View x_, y_;
+    // x == c for a plain variable x (FlatZinc's int_eq_reif with a constant, woken on every change of
+    // x): entailment is one membership test, no view value copied.
+    bool variable_is_constant_;
 };
 
 // x != y: once one side is fixed its value leaves the other.
