@@ -35,7 +35,10 @@ DEFAULT_SHAPES = "32:2048:512,32:2048:2048,32:2048:8192,1:256:65536"
 
 
 def load_peer(path):
-    candidates = sorted(glob.glob(os.path.join(path, "**", "*parallel_reduce_cuda*.so"), recursive=True))
+    # The shallowest first: the checkout's own copy (setup.py build_ext --inplace), which the peer's package
+    # loads too; a second copy of the library (build/lib...) would register its op namespace twice.
+    candidates = sorted(glob.glob(os.path.join(path, "**", "*parallel_reduce_cuda*.so"), recursive=True),
+                        key=lambda p: (p.count(os.sep), p))
     if not candidates:
         sys.exit(f"newton_peer: no *parallel_reduce_cuda*.so under {path} (build ml-pararnn's extension first)")
     sys.path.insert(0, path)

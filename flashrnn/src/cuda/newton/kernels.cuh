@@ -154,10 +154,11 @@ __global__ void statistics_kernel(float* statistics, const Counters* counters, c
             met = met && met_at[s] >= 0;
         }
 #pragma unroll
-    for (int delta = 16; delta > 0; delta /= 2) {
+    for (int delta = 16; delta > 0; delta /= 2)
         iterations = max(iterations, __shfl_xor_sync(kFullWarp, iterations, delta));
-        met = met && __shfl_xor_sync(kFullWarp, met, delta);
-    }
+    // Every lane votes: a shuffle behind `met &&` was skipped by the lanes whose sequences missed the
+    // tolerance while the others waited for them in it (a hang whenever a warp held both).
+    met = __all_sync(kFullWarp, met);
     const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
     if (threadIdx.x % 32 == 0) most[warp] = iterations, all_met[warp] = met;
     __syncthreads();
