@@ -28,7 +28,7 @@ TEST_CASE("newton backend: names and forced choices") {
 // fastest at every one of the shapes, both cells and dtypes (B = 32 x 2048 units, T = 512 ..
 // 8192: 1.3-2.5x the sequential kernel; B = 1 x 256 units, T = 65536: 4-6x the unfused Newton).
 TEST_CASE(
-    "newton backend: the cost model picks the fused kernel at the issue's shapes, never with a tolerance") {
+    "newton backend: the cost model picks the fused kernel at the issue's shapes, with a tolerance too") {
     const DeviceLimits h100 = preset("h100");
     for (newton::Cell cell : newton::all_cells)
         for (DType dtype : {DType::fp32, DType::bf16}) {
@@ -44,8 +44,11 @@ TEST_CASE(
             CHECK(cost.newton_seconds > 0);
             CHECK(cost.sequential_seconds > 4 * cost.newton_seconds);
             CHECK(cost.newton_seconds > cost.fused_seconds);
+            // A tolerance stops the fused kernel's tiles as it stops the unfused solver's sequences: the
+            // same candidates, the estimate at the iteration limit.
             newton::Options with_tolerance;
             with_tolerance.tolerance = newton::Tolerance{1e-5, 0.0};
-            CHECK(newton::choose_backend(h100, narrow, with_tolerance) == newton::Backend::newton);
+            CHECK(newton::choose_backend(h100, narrow, with_tolerance) == newton::Backend::fused);
+            CHECK(newton::estimate_cost(h100, narrow, with_tolerance).fused_seconds == cost.fused_seconds);
         }
 }

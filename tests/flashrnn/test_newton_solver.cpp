@@ -213,6 +213,13 @@ TEST_CASE("newton: bad options and bad input values are refused with the limit o
     CHECK_THROWS_AS(
         newton::validate("newton::forward", tolerance(std::numeric_limits<double>::infinity(), 0, 5)),
         ShapeError);
+    // Every backend takes a tolerance (the fused kernel stops per tile).
+    for (newton::Backend backend : {newton::Backend::automatic, newton::Backend::newton,
+                                    newton::Backend::sequential, newton::Backend::fused}) {
+        newton::Options options = tolerance(1e-6, 1e-6, 5);
+        options.backend = backend;
+        CHECK_NOTHROW(newton::validate("newton::forward", options));
+    }
 
     NewtonProblem p = random_newton_problem(newton::Cell::flash_gru, {6, 2, 3}, 500, 0.0, 1.0, true);
     CHECK_THROWS_WITH_AS(reference::newton_solve(p.cell, p.shape, p.view(), iterations(0)),

@@ -7,9 +7,11 @@
 //    including odd and prime ones, diagonal and 2x2, forward and reverse, fp32 and bf16, few rows
 //    (grid level) and many; in place (solution == rhs) and inside a CUDA graph.
 //  - newton::reduce with random contracting Jacobians within the scans' tolerances per dtype.
-//  - newton::forward (Newton and sequential backends) against the float64 sequential forward:
+//  - newton::forward (Newton, fused and sequential backends) against the float64 sequential forward:
 //    fp32 1e-4, bf16 1e-2 relative to (1 + |value|), the paper's fresh initialisation (App. C.1)
-//    and slow decay (|a| in [0.9, 1]) with a tolerance; statistics read from the device slots.
+//    and slow decay (|a| in [0.9, 1]) with a tolerance (the fused kernel's per tile, its statistics
+//    against the unfused solver's, the iteration limit, inside a CUDA graph); statistics read from
+//    the device slots.
 //  - newton::backward (both backends) against the float64 backward at the same states.
 //  - Bad input: wrong shapes, fp16, an iteration limit of 0, a small workspace, non-finite inputs.
 #include <doctest/doctest.h>
@@ -17,10 +19,14 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "flashrnn/core/error.hpp"
@@ -88,6 +94,44 @@ ReductionCase make_reduction(newton::ReductionProblem problem, Pattern pattern, 
     return c;
 }
 
+// Waits for `stream` at most a minute (each call here takes milliseconds): a kernel that never ends
+// (a barrier that some threads of a block miss) ends the process with the call named, instead of
+// hanging the GPU run until its time limit.
+void wait_at_most_a_minute(cudaStream_t stream, const std::string& what) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (cudaStreamQuery(stream) == cudaErrorNotReady) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            std::fprintf(stderr, "test_newton: %s did not finish within a minute; exiting\n", what.c_str());
+            std::_Exit(3);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    cuda_ok(cudaStreamSynchronize(stream), what.c_str());
+}
+
+// Runs launch(stream) on a fresh stream, directly or captured in a CUDA graph and replayed (what a
+// call that synchronised the host could not be), and waits for it.
+template <class F> void run_on_stream(bool in_graph, const std::string& what, F&& launch) {
+    cudaStream_t stream;
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    if (!in_graph) {
+        launch(stream);
+    } else {
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+        launch(stream);
+        cuda_ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+        cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+        cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+        wait_at_most_a_minute(stream, what + " (graph)");
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+    }
+    wait_at_most_a_minute(stream, what);
+    cudaStreamDestroy(stream);
+}
+
 // The reduction on the GPU: the solution, or with `in_place` the rhs buffer overwritten.
 std::vector<double> reduce_on_gpu(const ReductionCase& c, bool in_place, bool in_graph) {
     const newton::ReductionProblem& problem = c.problem;
@@ -102,24 +146,8 @@ std::vector<double> reduce_on_gpu(const ReductionCase& c, bool in_place, bool in
     const newton::ReductionArgs args{jacobians.view(newton::jacobians_shape(problem).sizes()),
                                      rhs.view(newton::rhs_shape(problem).sizes()), out,
                                      Workspace{workspace.data(), bytes}};
-    if (!in_graph) {
-        newton::reduce(problem, args, nullptr);
-    } else {
-        cudaStream_t stream;
-        cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-        cudaGraph_t graph;
-        cudaGraphExec_t exec;
-        cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-        newton::reduce(problem, args, stream);
-        cuda_ok(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-        cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-        cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
-        cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
-        cudaStreamDestroy(stream);
-    }
-    cuda_ok(cudaDeviceSynchronize(), "newton::reduce");
+    run_on_stream(in_graph, "newton::reduce",
+                  [&](cudaStream_t stream) { newton::reduce(problem, args, stream); });
     return in_place ? rhs.download() : solution.download();
 }
 
@@ -168,7 +196,8 @@ struct GpuForward {
     std::vector<double> states, last_state, statistics;
 };
 
-GpuForward forward_on_gpu(const NewtonProblem& p, DType dtype, const newton::Options& options) {
+GpuForward forward_on_gpu(const NewtonProblem& p, DType dtype, const newton::Options& options,
+                          bool in_graph = false) {
     const newton::Problem problem{p.cell, dtype, p.shape};
     const newton::CellInfo info = p.info();
     const DeviceTensor inputs(dtype, p.inputs), parameters(DType::fp32, p.parameters);
@@ -191,8 +220,13 @@ GpuForward forward_on_gpu(const NewtonProblem& p, DType dtype, const newton::Opt
                                    last.view(newton::state_shape(info, p.shape).sizes()),
                                    statistics.view({newton::kStatisticsElements}),
                                    Workspace{workspace.data(), bytes}};
-    newton::forward(problem, args, options, nullptr);
-    cuda_ok(cudaDeviceSynchronize(), "newton::forward");
+    const std::string what = "newton::forward(" + std::string(newton::to_string(p.cell)) + ", " +
+                             std::string(to_string(dtype)) + ", " + newton::to_string(p.shape) + ", " +
+                             std::string(newton::to_string(options.backend)) + ", " +
+                             std::to_string(options.max_iterations) + " iterations" +
+                             (options.tolerance ? ", a tolerance" : "") + ")";
+    run_on_stream(in_graph, what,
+                  [&](cudaStream_t stream) { newton::forward(problem, args, options, stream); });
     return {states.download(), last.download(), statistics.download()};
 }
 
@@ -406,7 +440,8 @@ TEST_CASE("newton forward small: fused, odd and prime lengths, odd batch x units
                 }
 }
 
-// Small enough for compute-sanitizer: several warps and tiles per sequence, a partial last tile.
+// Small enough for compute-sanitizer: several warps and tiles per sequence, a partial last tile, with
+// and without a tolerance (its block-wide maxima go through shared memory).
 TEST_CASE("newton fused sanitizer case: several tiles, both cells and dtypes") {
     std::uint64_t seed = 16570;
     for (newton::Cell cell : newton::all_cells)
@@ -415,9 +450,15 @@ TEST_CASE("newton fused sanitizer case: several tiles, both cells and dtypes") {
             testing::fresh_initialisation(p, ++seed);
             p = rounded(p, dtype);
             const reference::NewtonForwardResult want = p.sequential();
-            INFO(newton::to_string(cell) << " " << to_string(dtype));
-            const GpuForward got = forward_on_gpu(p, dtype, with_backend(newton::Backend::fused));
-            check_close("states", got.states, rounded_to(dtype, want.states.values), tolerance_for(dtype));
+            for (bool tolerance : {false, true}) {
+                INFO(newton::to_string(cell) << " " << to_string(dtype) << (tolerance ? ", tolerance" : ""));
+                newton::Options options = with_backend(newton::Backend::fused, tolerance ? 10 : 3);
+                if (tolerance) options.tolerance = newton::Tolerance{1e-6, 0.0};
+                const GpuForward got = forward_on_gpu(p, dtype, options);
+                check_close("states", got.states, rounded_to(dtype, want.states.values),
+                            tolerance_for(dtype));
+                if (tolerance) CHECK(got.statistics[newton::tolerance_met_slot] == 1.0);
+            }
         }
 }
 
@@ -448,12 +489,101 @@ TEST_CASE("newton fused accuracy: worst fp32 error against float64, fresh initia
         }
 }
 
-TEST_CASE("newton forward small: the fused backend refuses a tolerance") {
-    newton::Options options = with_backend(newton::Backend::fused);
-    options.tolerance = newton::Tolerance{1e-5, 0.0};
-    const newton::Problem problem{newton::Cell::flash_gru, DType::fp32, {5, 2, 3}};
-    CHECK_THROWS_WITH_AS(newton::forward_workspace_bytes(problem, options), doctest::Contains("tolerance"),
-                         UnsupportedError);
+newton::Options with_tolerance(newton::Backend backend, int max_iterations, newton::Tolerance tolerance) {
+    newton::Options options = with_backend(backend, max_iterations);
+    options.tolerance = tolerance;
+    return options;
+}
+
+// The fused kernel with a tolerance: each tile iterates until its residual meets it. Against the float64
+// sequential forward at the dtype's tolerance, lengths of one tile and of many (odd and prime), the fresh
+// initialisation and slow decay (|a| in [0.9, 1] and [0.99, 1]: many iterations), absolute and relative
+// tolerances. Within one tile the fused kernel runs the unfused solver's algorithm: the same
+// iterations (the residual falls by orders of magnitude per iteration near the solution, so the fp32
+// activations of the two kernels do not move the stop), both tolerances met. Over several tiles it
+// stops per tile: its most iterations are those of its slowest tile, not those of the whole sequence.
+TEST_CASE("newton forward small: fused with a tolerance against float64 and the unfused statistics") {
+    std::uint64_t seed = 16590;
+    const DeviceLimits limits = device_limits_of(0);
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (std::int64_t T : {1, 3, 127, 2047, 2053, 8191, 30011})
+                for (double decay : {0.0, 0.9, 0.99})
+                    for (newton::Tolerance tolerance :
+                         {newton::Tolerance{1e-5, 0.0}, newton::Tolerance{0.0, 1e-5}}) {
+                        NewtonProblem p =
+                            testing::random_newton_problem(cell, {T, 3, 7}, ++seed, decay, 1.0, true);
+                        if (decay == 0.0) testing::fresh_initialisation(p, ++seed);
+                        p = rounded(p, dtype);
+                        const reference::NewtonForwardResult want = p.sequential();
+                        const newton::Problem problem{cell, dtype, p.shape};
+                        const ScanConfig config = newton::fused_config(limits, problem);
+                        const bool one_tile =
+                            T <= std::int64_t{config.elements_per_thread} * config.threads_per_block;
+                        INFO(newton::to_string(cell)
+                             << " " << to_string(dtype) << " T=" << T << " decay " << decay << " tolerance "
+                             << tolerance.absolute << " + " << tolerance.relative << " max|h|, "
+                             << describe(config));
+                        const GpuForward got =
+                            forward_on_gpu(p, dtype, with_tolerance(newton::Backend::fused, 60, tolerance));
+                        const GpuForward unfused =
+                            forward_on_gpu(p, dtype, with_tolerance(newton::Backend::newton, 60, tolerance));
+                        check_close("states", got.states, rounded_to(dtype, want.states.values),
+                                    tolerance_for(dtype));
+                        check_close("last_state", got.last_state, want.last_state.values,
+                                    tolerance_for(dtype));
+                        CHECK(got.statistics[newton::tolerance_met_slot] == 1.0);
+                        CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+                        CHECK(got.statistics[newton::iterations_slot] <= 60.0);
+                        CHECK(got.statistics[newton::iterations_slot] >= (T > 1 ? 1.0 : 0.0));
+                        const double largest_state =
+                            1.0; // |h| <= 1 for both cells (tanh and gates in (0, 1))
+                        CHECK(got.statistics[newton::max_residual_slot] <=
+                              tolerance.absolute + tolerance.relative * largest_state);
+                        CHECK(unfused.statistics[newton::tolerance_met_slot] == 1.0);
+                        if (one_tile)
+                            CHECK(got.statistics[newton::iterations_slot] ==
+                                  unfused.statistics[newton::iterations_slot]);
+                    }
+}
+
+// With too few iterations for the tolerance: both backends stop at the limit and say it was not met; the
+// residual reported is that of the returned states (the last evaluation's), above the tolerance.
+TEST_CASE("newton forward small: fused with a tolerance stops at the iteration limit") {
+    std::uint64_t seed = 16595;
+    for (newton::Cell cell : newton::all_cells)
+        for (std::int64_t T : {2047, 5003}) {
+            NewtonProblem p = testing::random_newton_problem(cell, {T, 2, 5}, ++seed, 0.99, 1.0, true);
+            p = rounded(p, DType::fp32);
+            for (newton::Backend backend : {newton::Backend::fused, newton::Backend::newton})
+                for (int limit : {1, 2}) {
+                    INFO(newton::to_string(cell)
+                         << " T=" << T << " " << newton::to_string(backend) << ", limit " << limit);
+                    const GpuForward got =
+                        forward_on_gpu(p, DType::fp32, with_tolerance(backend, limit, {1e-9, 0.0}));
+                    CHECK(got.statistics[newton::iterations_slot] == limit);
+                    CHECK(got.statistics[newton::tolerance_met_slot] == 0.0);
+                    CHECK(got.statistics[newton::max_residual_slot] > 1e-9);
+                    CHECK(std::isfinite(got.statistics[newton::max_residual_slot]));
+                    CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+                }
+        }
+}
+
+// Captured in a CUDA graph (the tolerance decided on the device, no host synchronisation): the same
+// states and statistics as the direct call.
+TEST_CASE("newton forward small: fused with a tolerance inside a CUDA graph") {
+    for (newton::Cell cell : newton::all_cells) {
+        NewtonProblem p = testing::random_newton_problem(cell, {4099, 3, 5}, 16597, 0.9, 1.0, true);
+        p = rounded(p, DType::fp32);
+        const newton::Options options = with_tolerance(newton::Backend::fused, 40, {1e-6, 0.0});
+        const GpuForward direct = forward_on_gpu(p, DType::fp32, options);
+        const GpuForward captured = forward_on_gpu(p, DType::fp32, options, true);
+        INFO(newton::to_string(cell));
+        CHECK(first_difference(captured.states, direct.states) == -1);
+        CHECK(first_difference(captured.statistics, direct.statistics) == -1);
+        CHECK(direct.statistics[newton::tolerance_met_slot] == 1.0);
+    }
 }
 
 TEST_CASE("newton forward small: slow decay, stopped by a tolerance") {
@@ -482,6 +612,12 @@ TEST_CASE("newton forward small: a non-finite input sets the flag, without a hos
             INFO(newton::to_string(cell) << " " << newton::to_string(backend));
             const GpuForward got = forward_on_gpu(p, DType::fp32, with_backend(backend));
             CHECK(got.statistics[newton::non_finite_slot] == 1.0);
+            if (backend == newton::Backend::sequential) continue;
+            // A non-finite residual never meets a tolerance.
+            const GpuForward stopped =
+                forward_on_gpu(p, DType::fp32, with_tolerance(backend, 10, {1e-5, 0.0}));
+            CHECK(stopped.statistics[newton::non_finite_slot] == 1.0);
+            CHECK(stopped.statistics[newton::tolerance_met_slot] == 0.0);
         }
 }
 

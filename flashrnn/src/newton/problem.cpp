@@ -109,10 +109,6 @@ void validate(std::string_view call, const Options& options) {
             throw ShapeError(prefix(call) +
                              "a tolerance needs finite, non-negative parts, not both zero; got absolute " +
                              std::to_string(t.absolute) + ", relative " + std::to_string(t.relative));
-        if (options.backend == Backend::fused)
-            throw UnsupportedError(prefix(call) +
-                                   "the fused backend runs a fixed number of iterations, without a tolerance "
-                                   "(use the newton backend to stop on one)");
     }
 }
 

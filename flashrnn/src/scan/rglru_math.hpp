@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "cuda/common/hardware_tanh.cuh"
 #include "flashrnn/cells/activations.hpp"
 #include "flashrnn/detail/host_device.hpp"
 
@@ -88,9 +89,7 @@ __device__ inline float inverse_sqrt(float u) {
 // of two (exp, reciprocal), absolute error about 3e-4. Only where the values are stored in 16 bits
 // (rounding 4e-3): the kernels with bf16 tensors use it (kCoarseGates), fp32 ones never.
 __device__ inline float coarse_sigmoid(float x) {
-    float t;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * x));
-    return fmaf(0.5f, t, 0.5f);
+    return fmaf(0.5f, cuda::hardware_tanh(0.5f * x), 0.5f);
 }
 #else
 inline float inverse_sqrt(float u) {

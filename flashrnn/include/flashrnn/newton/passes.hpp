@@ -16,8 +16,10 @@
 // tile's reduction through the scan core's block scan), the states written once. The state entering a
 // tile is the previous tile's result, held fixed: for T within one tile this is Backend::newton's
 // algorithm; for longer sequences it is Newton tile after tile ("segmented Newton", converging to the
-// same sequential solution; docs/kernels.md). No tolerance (UnsupportedError); the statistics report
-// max_iterations and the residual of the returned states.
+// same sequential solution; docs/kernels.md). With a tolerance each tile stops once its residual meets
+// it against its largest state (per tile, not per sequence: the same for T within one tile), at most
+// max_iterations; the statistics report the most iterations of any tile, the residual of the returned
+// states and whether every tile met the tolerance.
 //
 // Backward (eq. 6, any backend's forward): Backend::newton (and fused) builds the transposed Jacobians at the
 // given states and solves g_t = J_{t+1}^T g_{t+1} + d_t as one reverse reduction, then the gradients
@@ -51,7 +53,7 @@ struct PassCost {
 struct CostEstimate {
     double newton_seconds = 0;     // newton_forward.seconds
     double sequential_seconds = 0; // sequential_forward.seconds
-    double fused_seconds = 0;      // fused_forward.seconds (infinite with a tolerance: not a candidate)
+    double fused_seconds = 0;      // fused_forward.seconds
     PassCost newton_forward, newton_backward, sequential_forward, sequential_backward, fused_forward;
     double bandwidth = 0;      // bytes per second assumed
     ReductionLaunch reduction; // the solvers' reduction launch (forward and backward)

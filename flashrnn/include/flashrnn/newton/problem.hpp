@@ -71,8 +71,8 @@ enum class Backend {
     automatic,  // the faster by the cost model of newton/passes.hpp (resolve_backend)
     newton,     // Newton's method, each iteration a parallel reduction over the sequence
     sequential, // one thread per (batch row, unit), looping over time: the baseline
-    fused,      // Newton's method in one kernel, a tile of each sequence on chip (fixed iterations per
-                // tile, no tolerance: newton/passes.hpp says what it computes for long sequences)
+    fused,      // Newton's method in one kernel, a tile of each sequence on chip (iterations and the
+                // tolerance per tile: newton/passes.hpp says what it computes for long sequences)
 };
 
 std::string_view to_string(Backend backend);

@@ -11,6 +11,8 @@
 //    iteration and the residual statistic, so that the returned states solve the cell to fp32 accuracy.
 #pragma once
 
+#include "cuda/common/hardware_tanh.cuh"
+
 namespace flashrnn::cuda::newton {
 
 enum class Activations { hardware_tanh, exp_reciprocal };
@@ -36,9 +38,7 @@ template <Activations A> struct ActivationFloat {
 
     friend __device__ __forceinline__ ActivationFloat tanh(ActivationFloat x) {
         if constexpr (A == Activations::hardware_tanh) {
-            float y;
-            asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x.value));
-            return y;
+            return cuda::hardware_tanh(x.value);
         } else {
             // exp(2x) overflowing to infinity gives 1, underflowing to 0 gives -1.
             return 1.0f - __fdividef(2.0f, 1.0f + __expf(2.0f * x.value));

@@ -31,10 +31,15 @@ void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::new
                                static_cast<float*>(args.last_state.data),
                                counters,
                                rows,
-                               options.max_iterations};
+                               options.max_iterations,
+                               options.tolerance ? static_cast<float>(options.tolerance->absolute) : 0.0f,
+                               options.tolerance ? static_cast<float>(options.tolerance->relative) : 0.0f};
         const bool compiled =
             scan::visit_scan_config<kNewtonFusedDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
-                fused_forward_kernel<C, T, E, kThreads, A><<<blocks, kThreads, 0, stream>>>(p);
+                if (options.tolerance)
+                    fused_forward_kernel<C, T, E, kThreads, A, true><<<blocks, kThreads, 0, stream>>>(p);
+                else
+                    fused_forward_kernel<C, T, E, kThreads, A, false><<<blocks, kThreads, 0, stream>>>(p);
                 check_launch("newton fused_forward_kernel");
             });
         if (!compiled)

@@ -9,7 +9,12 @@
 // longer than one tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused
 // global Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
 // sequential solution (each tile starts from a state that is already converged up to the previous
-// tile's residual). No grid level, no workspace, no host synchronisation: capturable in a graph.
+// tile's residual). With a tolerance (kTolerance) every evaluation is the accurate one (a cheap one
+// could not tell a residual of 1e-5 from 0), and a tile stops
+// once its largest residual meets the tolerance against its largest state (or is not finite), at most
+// after p.iterations updates: the block's verdict, so a tile that converges early costs no more
+// iterations, whatever the other blocks do. No grid level, no workspace, no host synchronisation:
+// capturable in a graph.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +35,10 @@ template <class T> struct FusedParams {
     const float* initial_state; // may be null (zero)
     T* states;
     float* last_state;  // may be null
-    Counters* counters; // null: no final evaluation (no statistics asked for)
+    Counters* counters; // null: no statistics asked for (without a tolerance: no final evaluation)
     Rows rows;
-    int iterations;
+    int iterations;           // per tile: exactly these without a tolerance, at most these with one
+    float absolute, relative; // the tolerance (kTolerance)
 };
 
 // Cell C's step evaluated with the activations A (activation_float.cuh): the new state, and for
@@ -78,7 +84,7 @@ inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
                                        : C::num_states == 1        ? 24
                                                                    : 16;
 
-template <class C, class T, int E, int kThreads, ScanAccess A>
+template <class C, class T, int E, int kThreads, ScanAccess A, bool kTolerance>
 __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
     fused_forward_kernel(const FusedParams<T> p) {
     constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
@@ -90,6 +96,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
     __shared__ scan::StagingStorage<scan::kStaged<T, E, A>, E, kThreads> staging_storage;
     __shared__ float warp_last[kWarps][S]; // the iterate at each warp's last step
     __shared__ float tile_last[2][S];      // the solution at a tile's last step, by tile parity
+    __shared__ float warp_maxima[kTolerance && kWarps > 1 ? kWarps : 1][2]; // |residual|, |state|
 
     const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / scan::kWarpSize;
@@ -149,18 +156,21 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
 #pragma unroll
                 for (int k = 0; k < S; ++k)
                     previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
-                cell_forward<C, Activations::hardware_tanh>(xe, params, previous, next);
+                // (With a tolerance the accurate activations: T = 1 is then solved by the guess alone.)
+                cell_forward<C, kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh>(
+                    xe, params, previous, next);
 #pragma unroll
                 for (int k = 0; k < S; ++k)
                     h[k][e] = next[k];
             }
 
-            // One Newton iteration with the activations kActivations: the residuals and Jacobians at the
-            // iterate, then the update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
-            const auto iterate = [&]<Activations kActivations>() {
+            // The residuals and Jacobians at the iterate with the activations kActivations, as the scan's
+            // elements; with a tolerance also this thread's largest |residual| (infinity where one is not
+            // finite) and |state| over its steps within the sequence.
+            const auto evaluate = [&]<Activations kActivations>(Map(&maps)[E], float& residual_max,
+                                                                float& state_max) {
                 float before[S];
                 state_before_chunk(before);
-                Map maps[E];
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
                     float xe[G], previous[S], next[S], jacobian[S * S], residual[S];
@@ -170,10 +180,19 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                         previous[k] = e == 0 ? before[k] : h[k][e - 1];
                     cell_step<C, kActivations>(xe, params, previous, next, jacobian);
 #pragma unroll
-                    for (int k = 0; k < S; ++k)
+                    for (int k = 0; k < S; ++k) {
                         residual[k] = next[k] - h[k][e];
+                        if (kTolerance && start + e < length) {
+                            residual_max =
+                                isfinite(residual[k]) ? fmaxf(residual_max, fabsf(residual[k])) : INFINITY;
+                            state_max = fmaxf(state_max, fabsf(h[k][e]));
+                        }
+                    }
                     maps[e] = Element::map(jacobian, residual);
                 }
+            };
+            // The update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
+            const auto update = [&](Map(&maps)[E]) {
                 typename Map::State updates[E];
                 scan::block_scan<E, kThreads>(maps, typename Map::State{}, false, scan_storage, buffer,
                                               updates);
@@ -184,14 +203,66 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                     for (int k = 0; k < S; ++k)
                         h[k][e] += Element::get(updates[e], k);
             };
-            // The early iterations only have to come close: the cheap activations. The last one
-            // decides the result: the accurate ones (p.iterations >= 1, checked by the host).
-            for (int iteration = 1; iteration < p.iterations; ++iteration)
-                iterate.template operator()<Activations::hardware_tanh>();
-            iterate.template operator()<Activations::exp_reciprocal>();
+            const auto iterate = [&]<Activations kActivations>() {
+                Map maps[E];
+                float unused_residual = 0.0f, unused_state = 0.0f;
+                evaluate.template operator()<kActivations>(maps, unused_residual, unused_state);
+                update(maps);
+            };
+            // The block's largest |residual| and |state|, in every thread (the same order of maxima in
+            // each, so that every thread takes the same branch). The next write of warp_maxima follows
+            // the barrier of the next evaluation's state_before_chunk.
+            const auto block_max = [&](float& residual_max, float& state_max) {
+#pragma unroll
+                for (int delta = scan::kWarpSize / 2; delta > 0; delta /= 2) {
+                    residual_max = fmaxf(residual_max, __shfl_xor_sync(kFullWarp, residual_max, delta));
+                    state_max = fmaxf(state_max, __shfl_xor_sync(kFullWarp, state_max, delta));
+                }
+                if constexpr (kWarps > 1) {
+                    if (lane == 0) warp_maxima[warp][0] = residual_max, warp_maxima[warp][1] = state_max;
+                    __syncthreads();
+#pragma unroll
+                    for (int w = 0; w < kWarps; ++w) {
+                        residual_max = fmaxf(residual_max, warp_maxima[w][0]);
+                        state_max = fmaxf(state_max, warp_maxima[w][1]);
+                    }
+                }
+            };
 
-            // The statistics' final evaluation: the residual of the returned states.
-            if (p.counters) {
+            if constexpr (kTolerance) {
+                // Evaluate, stop when the tile meets the tolerance (or its residual is not finite, or after
+                // p.iterations updates), else update: the iterations done are the updates before the stop,
+                // as the unfused solver counts them, and the residual is that of the returned states.
+                for (int iteration = 0;; ++iteration) {
+                    Map maps[E];
+                    float residual_max = 0.0f, state_max = 0.0f;
+                    evaluate.template operator()<Activations::exp_reciprocal>(maps, residual_max, state_max);
+                    block_max(residual_max, state_max);
+                    const bool finite = isfinite(residual_max);
+                    const bool met = finite && residual_max <= p.absolute + p.relative * state_max;
+                    if (met || !finite || iteration == p.iterations) {
+                        if (p.counters && threadIdx.x == 0) {
+                            atomicMax(&p.counters->most_iterations, static_cast<unsigned>(iteration));
+                            atomicMax(&p.counters->max_residual_bits,
+                                      __float_as_uint(finite ? residual_max : 0.0f));
+                            if (!met) atomicOr(&p.counters->unmet, 1u);
+                            if (!finite) atomicOr(&p.counters->non_finite, 1u);
+                        }
+                        break;
+                    }
+                    update(maps);
+                }
+            } else {
+                // The early iterations only have to come close: the cheap activations. The last one
+                // decides the result: the accurate ones (p.iterations >= 1, checked by the host).
+                for (int iteration = 1; iteration < p.iterations; ++iteration)
+                    iterate.template operator()<Activations::hardware_tanh>();
+                iterate.template operator()<Activations::exp_reciprocal>();
+            }
+
+            // The statistics' final evaluation: the residual of the returned states (with a tolerance,
+            // the last evaluation's).
+            if (!kTolerance && p.counters) {
                 float before[S];
                 state_before_chunk(before);
                 float residual_max = 0.0f;

@@ -9,8 +9,9 @@
 namespace flashrnn::cuda::newton {
 
 // The forward of `problem` (checked by the caller) with options.max_iterations Newton iterations per
-// tile; `counters` (zeroed by the caller) receives the final residual and the non-finite flag, or is
-// null when no statistics are asked for.
+// tile, or with options.tolerance at most that many; `counters` (zeroed by the caller) receives the
+// final residual, the non-finite flag and, with a tolerance, the most iterations of a tile and whether
+// one missed it; null when no statistics are asked for.
 void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::newton::ForwardArgs& args,
                    const flashrnn::newton::Options& options, Counters* counters, Stream stream);
 

@@ -117,19 +117,18 @@ __global__ void __launch_bounds__(kElementThreads) evaluate_kernel(const Forward
 #pragma unroll
             for (int k = 0; k < S * S; ++k)
                 p.jacobians[p.rows.at(k, s, t)] = jacobian[k];
-        if (!finite) {
-            atomicOr(&p.counters->non_finite, 1u);
-            residual_max = 0.0f;
-        }
+        if (!finite) atomicOr(&p.counters->non_finite, 1u);
         if (!isfinite(state_max)) state_max = 0.0f;
     }
-    if (p.sequence_residual) {
+    if (p.sequence_residual) { // a sequence with a non-finite residual never meets the tolerance
         const std::int64_t key = valid ? s : -1;
-        atomic_max_by_key(p.sequence_residual + (valid ? s : 0), key, __float_as_uint(residual_max), valid);
+        atomic_max_by_key(p.sequence_residual + (valid ? s : 0), key,
+                          __float_as_uint(finite ? residual_max : INFINITY), valid);
         atomic_max_by_key(p.sequence_state + (valid ? s : 0), key, __float_as_uint(state_max), valid);
     }
-    if constexpr (kLast)
-        atomic_max_by_key(&p.counters->max_residual_bits, 0, __float_as_uint(residual_max), valid);
+    if constexpr (kLast) // the statistic is the largest finite residual (the flag tells the rest)
+        atomic_max_by_key(&p.counters->max_residual_bits, 0, __float_as_uint(finite ? residual_max : 0.0f),
+                          valid);
 }
 
 // With a tolerance, after each evaluation: a sequence that meets it is marked with the iterations it
@@ -155,10 +154,11 @@ __global__ void statistics_kernel(float* statistics, const Counters* counters, c
             met = met && met_at[s] >= 0;
         }
 #pragma unroll
-    for (int delta = 16; delta > 0; delta /= 2) {
+    for (int delta = 16; delta > 0; delta /= 2)
         iterations = max(iterations, __shfl_xor_sync(kFullWarp, iterations, delta));
-        met = met && __shfl_xor_sync(kFullWarp, met, delta);
-    }
+    // Every lane votes: a shuffle behind `met &&` was skipped by the lanes whose sequences missed the
+    // tolerance while the others waited for them in it (a hang whenever a warp held both).
+    met = __all_sync(kFullWarp, met);
     const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
     if (threadIdx.x % 32 == 0) most[warp] = iterations, all_met[warp] = met;
     __syncthreads();
@@ -279,6 +279,17 @@ __global__ void __launch_bounds__(kSequentialThreads)
         if (p.last_state) p.last_state[p.rows.state_at(k, s)] = state[k];
     }
     if (!finite && statistics) statistics[3] = 1.0f; // every writer writes the same value
+}
+
+// The fused forward's statistics slots from its counters: without a tolerance every tile ran
+// max_iterations; with one, the most any tile ran and whether every tile met it.
+__global__ void fused_statistics_kernel(float* statistics, const Counters* counters, int max_iterations,
+                                        bool tolerance) {
+    statistics[0] =
+        static_cast<float>(tolerance ? static_cast<int>(counters->most_iterations) : max_iterations);
+    statistics[1] = __uint_as_float(counters->max_residual_bits);
+    statistics[2] = tolerance && counters->unmet == 0 ? 1.0f : 0.0f;
+    statistics[3] = counters->non_finite ? 1.0f : 0.0f;
 }
 
 // The sequential forward's statistics before it runs: no iterations, no residual, the tolerance met.

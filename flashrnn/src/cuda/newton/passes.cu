@@ -204,10 +204,9 @@ void fused_forward(const Problem& problem, const ForwardArgs& args, const Option
                     "cudaMemsetAsync (newton counters)");
     cuda::newton::fused_forward(problem, args, options, counters, stream);
     if (counters) {
-        cuda::newton::statistics_kernel<<<1, 256, 0, stream>>>(typed<float>(args.statistics), counters,
-                                                               nullptr, problem.shape.sequences(),
-                                                               options.max_iterations);
-        cuda::check_launch("newton statistics_kernel");
+        cuda::newton::fused_statistics_kernel<<<1, 1, 0, stream>>>(
+            typed<float>(args.statistics), counters, options.max_iterations, options.tolerance.has_value());
+        cuda::check_launch("newton fused_statistics_kernel");
     }
 }
 

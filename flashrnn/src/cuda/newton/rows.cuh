@@ -24,9 +24,12 @@ struct Rows {
 };
 
 // The solver's counters in the workspace (bit patterns of non-negative floats compare as unsigned).
+// The fused kernel with a tolerance also counts the most iterations of any tile and whether one missed it.
 struct Counters {
     unsigned max_residual_bits;
     unsigned non_finite;
+    unsigned most_iterations;
+    unsigned unmet;
 };
 
 // atomicMax / atomicAdd of each lane's value into its key's target, by one atomic per warp where the
