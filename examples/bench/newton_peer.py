@@ -120,8 +120,29 @@ def shapes_of(args):
     return [tuple(int(v) for v in shape.split(":")) for shape in args.shapes.split(",")]
 
 
+# The peer's module configuration declares `newton_config: NewtonConfig = NewtonConfig()`, a dataclass
+# field whose default is an instance of another (unhashable) dataclass: Python 3.11 and later refuse it
+# ("mutable default ... use default_factory") when the module is imported, before any kernel runs.
+MUTABLE_DEFAULT = "newton_config: NewtonConfig = NewtonConfig()"
+FACTORY_DEFAULT = "newton_config: NewtonConfig = dataclasses.field(default_factory=NewtonConfig)"
+
+
+def prepare_module_for_python_311(checkout):
+    """Rewrites that one default of the peer's checkout (its kernels and everything else unchanged)."""
+    utils = os.path.join(checkout, "pararnn", "rnn_cell", "rnn_cell_utils.py")
+    with open(utils) as f:
+        text = f.read()
+    if MUTABLE_DEFAULT in text:
+        if "import dataclasses" not in text:
+            sys.exit(f"newton_peer: {utils} does not import dataclasses; cannot rewrite its default")
+        with open(utils, "w") as f:
+            f.write(text.replace(MUTABLE_DEFAULT, FACTORY_DEFAULT))
+        print(f"newton_peer: {utils}: newton_config's default made a default_factory (Python 3.11+)")
+
+
 def time_module(args, dtypes, flush):
     """The peer's module forward+backward and its fused forward and backward ops alone."""
+    prepare_module_for_python_311(args.pararnn)
     from pararnn.rnn_cell.gru_diag_mh import GRUDiagMH, GRUDiagMHConfig
 
     fwd = torch.ops.parallel_reduce_cuda.fused_fwd_gru_diag_mh
