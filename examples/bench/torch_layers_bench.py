@@ -34,9 +34,12 @@ Overhead (the issue's "per-call overhead of the Python op over the C++ call"): t
                                                        without the dispatcher in plain eager mode)
   raw  flashrnn._core.rnn_forward(...)                 (the C++ call with the same pointers, outputs
                                                        and workspace allocated once beforehand)
-each timed as --iters calls back to back between two CUDA events (so host time that the GPU hides
-behind running kernels is not counted, as in training) and as host time per call (time.perf_counter,
-no synchronisation inside the loop). overhead = (op - raw) / raw of the GPU-side time per call.
+each timed as --calls calls back to back between two CUDA events, the median of --iters such timings
+(so host time that the GPU hides behind running kernels is not counted, as in training), and as host
+time per call (time.perf_counter, no synchronisation inside the loop). overhead = (op - raw) / raw of
+the GPU-side time per call. Each timing is steady state: one call is enqueued before the start event,
+so the GPU is already busy while the host prepares the timed calls; without it the first call's host
+work (tens of microseconds) lands inside the timing, divided by only --calls calls.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ import argparse
 import csv
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -238,8 +242,7 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
 
             with torch.no_grad():
                 for label, run in (("op", op), ("direct", direct), ("raw", raw)):
-                    row[f"{label}_gpu_ms"] = median_ms(lambda: [run() for _ in range(args.calls)],
-                                                       args.warmup, args.iters) / args.calls
+                    row[f"{label}_gpu_ms"] = steady_median_ms(run, args.calls, args.warmup, args.iters)
                     torch.cuda.synchronize()
                     start = time.perf_counter()
                     for _ in range(args.calls):
@@ -251,6 +254,24 @@ def bench_overhead(args, dtype_name, heads, head_dim, batch, rows):
             row["note"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
         rows.append(row)
         print_row(row)
+
+
+def steady_median_ms(run, calls, warmup, iters):
+    """GPU time per call of `calls` back-to-back calls, with one call in flight before the start event
+    (the steady state of a training loop; see the module docstring); median of `iters` timings."""
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(iters):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        run()
+        start.record()
+        for _ in range(calls):
+            run()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / calls)
+    return statistics.median(times)
 
 
 COLUMNS = ["dtype", "heads", "head_dim", "B", "T", "layer", "fwd_ms", "fwd_bwd_ms", "op_gpu_ms", "direct_gpu_ms",
