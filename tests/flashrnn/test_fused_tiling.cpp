@@ -282,6 +282,36 @@ TEST_CASE(
         CHECK(b.traits.rows == 768);
         CHECK(b.traits.k_length == 4 * 768);
     }
+    SUBCASE("the paper's head-dimension sweep at hidden 768: a long one-block step on idle SMs is split") {
+        // (NH, DH) -> blocks per head at B = 16 (2 batch blocks each): small heads stay in one block,
+        // (6, 128) (256 mma tiles per one-block step on 12 of 132 SMs) and the heads too large for one
+        // block are split into 16-unit blocks, 96 blocks in all.
+        const std::pair<int, int> split[] = {{48, 1}, {24, 1}, {12, 1}, {6, 8}, {3, 16}, {1, 48}};
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+            for (auto [heads, blocks_per_head] : split) {
+                const int head_dim = 768 / heads;
+                CAPTURE(head_dim);
+                const auto t =
+                    choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, 16))
+                        .traits;
+                CHECK(t.launches == 1);
+                CHECK(t.batch_blocks == 2);
+                CHECK(t.row_blocks == blocks_per_head);
+                CHECK(t.cooperative == (blocks_per_head > 1));
+                CHECK(t.row_tiles_per_block * t.k_tiles_per_block * t.batch_tiles_per_block <= 192);
+            }
+        // B = 128: every split of (6, 128) that fits the 132 SMs keeps 256 tiles per block, so the head
+        // stays in one block; B = 256: 6 heads x 32 batch blocks already fill the chip.
+        for (int batch : {128, 256}) {
+            CAPTURE(batch);
+            CHECK(!choose_fused_tiling(h100,
+                                       request_of(FusedPass::forward, Cell::lstm, DType::bf16, 6, 128, batch))
+                       .traits.cooperative);
+        }
+        // A head that must be split keeps wide blocks at B = 1 (a narrower split would shorten its step).
+        CHECK(choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 1))
+                  .traits.units_per_block == 16);
+    }
     SUBCASE("fp32 uses tf32 m16n8k8, 16-bit types m16n8k16") {
         const auto fp32 =
             choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp32, 2, 48, 3));

@@ -144,6 +144,19 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
     CHECK(barrier > 0);
 }
 
+// The paper's head-dimension sweep at hidden 768 (B = 16): (6, 128), whose one-block step is long
+// while 12 blocks leave most SMs idle, runs split over blocks like (3, 256) and (1, 768).
+TEST_CASE("fused backend: the head-dimension sweep at hidden 768, (6, 128) split over blocks") {
+    std::uint64_t seed = 3270;
+    for (auto [heads, head_dim] : {std::pair{48, 16}, {24, 32}, {12, 64}, {6, 128}, {3, 256}, {1, 768}}) {
+        const Case c{16, 16, heads, head_dim};
+        if (head_dim == 128)
+            for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                CHECK(fused::traits({Cell::lstm, DType::bf16, {c.T, c.B, c.NH, c.DH}}, pass).cooperative);
+        check_cell(fused_backend, Cell::lstm, DType::bf16, c, RecurrentGradient::full(), ++seed);
+    }
+}
+
 TEST_CASE("fused backend: a batch of 64") {
     check_cell(fused_backend, Cell::lstm, DType::fp16, {7, 64, 12, 64}, RecurrentGradient::full(), 3300);
 }

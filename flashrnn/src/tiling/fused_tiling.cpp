@@ -110,6 +110,7 @@ struct Problem {
     int max_warps = 0;
     RegisterCosts registers;
     int overhead_registers = 0;
+    bool head_fits_one_block = false; // some configuration holds a head in one block (long_step_on_idle_sms)
 };
 
 Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request) {
@@ -153,7 +154,7 @@ struct Variables {
         batch_parts, warps, row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
-    Var shared_memory_bytes, items_per_thread, wide_blocks;
+    Var shared_memory_bytes, items_per_thread, wide_blocks, long_step_on_idle_sms;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
 
@@ -210,6 +211,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
         var("items_per_thread", 1, p.batch_tiles * p.mma.n * dh),
         var("wide_blocks", 0, 1),
+        var("long_step_on_idle_sms", 0, 1),
         Expr(0),
         Expr(0),
         Expr(0),
@@ -340,6 +342,22 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "a head over several blocks needs them resident together (cooperative launch)");
     m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
           "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
+    // A long step on idle SMs (a preference, ahead of one block per head): blocks whose step is more than
+    // kLongStepTiles mma tiles while the launch leaves SMs idle. A head in one block with such a step is
+    // split over more blocks where the split's blocks have shorter steps (a split that keeps them as long
+    // only adds the exchange). Measured on the H100 (LSTM bf16, B = 16, forward): (12, 64) in one block of
+    // 64 tiles took 0.69 us per step, (6, 128) in one block of 256 tiles 2.3 us, the split (3, 256) (64
+    // tiles per block and the exchange) 1.6 us: the exchange costs about 0.9 us, less than 192 tiles.
+    constexpr int kLongStepTiles = 128;
+    const Expr block_step_tiles = v.row_tiles_per_block * v.k_tiles_per_block * v.batch_tiles_per_block;
+    // Only where a head fits one block: a head that must be split keeps the split measured best (wide
+    // blocks), which a shorter step would otherwise trade for narrow ones.
+    if (p.head_fits_one_block)
+        m.add((v.long_step_on_idle_sms == 1) | (block_step_tiles <= kLongStepTiles) |
+                  (v.grid_blocks >= limits.sm_count),
+              "a long step on idle SMs: more than " + str(kLongStepTiles) +
+                  " mma tiles per block and step, " + "with fewer blocks than the " + str(limits.sm_count) +
+                  " SMs");
 
     // Feedback from the compiler and the driver: fewer R registers than any configuration that spilled,
     // less shared memory than any block the driver could not give its shared memory.
@@ -400,15 +418,18 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
 
     // Preferences (App. D): one chunk per block (each chunk more is one more pass over the sequence's
     // steps, or one more launch), the chunks inside each step where they fit, one launch for all heads, no
-    // exchange between blocks when a head fits one, the accumulated dimension split over as few blocks as
-    // possible, every sequence tile its own block (each batch block exchanges only its own rows: measured 20%
-    // faster at (1, 768) than one batch block over twice the row blocks), wide blocks, then the parallel
-    // dimension over as many blocks as possible, full blocks, and as much of R in registers as fits.
-    m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.cooperative, v.k_blocks, v.batch_blocks,
-              v.wide_blocks, v.row_blocks, v.warps, v.row_warps, v.k_tiles_in_registers});
+    // exchange between blocks when a head fits one unless its step is long and SMs are idle, the accumulated
+    // dimension split over as few blocks as possible, every sequence tile its own block (each batch block
+    // exchanges only its own rows: measured 20% faster at (1, 768) than one batch block over twice the row
+    // blocks), wide blocks, then the parallel dimension over as many blocks as possible, full blocks, and as
+    // much of R in registers as fits.
+    m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms, v.cooperative,
+              v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks, v.warps, v.row_warps,
+              v.k_tiles_in_registers});
     m.prefer(v.batch_chunks, constrint::Prefer::Min);
     m.prefer(v.chunks_in_step, constrint::Prefer::Max);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
+    m.prefer(v.long_step_on_idle_sms, constrint::Prefer::Min);
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
     m.prefer(v.batch_blocks, constrint::Prefer::Max);
@@ -501,6 +522,14 @@ std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r
            str(r.batch) + " on " + limits.name;
 }
 
+// Whether some configuration holds a head in one block: the model solved with one block per head.
+bool head_fits_one_block(const DeviceLimits& limits, Problem p) {
+    p.request.max_blocks_per_head = 1;
+    p.head_fits_one_block = false;
+    const constrint::Status status = constrint::solve(build_model(limits, p).model, solve_options()).status;
+    return status != constrint::Status::Unsatisfiable && status != constrint::Status::Unknown;
+}
+
 } // namespace
 
 std::string_view to_string(FusedPass pass) {
@@ -520,7 +549,8 @@ FusedTilingRequest fused_tiling_request(FusedPass pass, Cell cell, DType dtype, 
 
 FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
     const auto start = std::chrono::steady_clock::now();
-    const Problem p = problem_of(limits, request);
+    Problem p = problem_of(limits, request);
+    p.head_fits_one_block = request.max_blocks_per_head != 1 && head_fits_one_block(limits, p);
     const BuiltModel built = build_model(limits, p);
     const auto no_configuration = [&] {
         return "fused tiling: no configuration for the " + request_text(limits, request);
