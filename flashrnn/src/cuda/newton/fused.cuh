@@ -79,9 +79,10 @@ template <class C>
 using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan::Affine2x2>;
 
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
-// more of them on an SM hide it. With 8 steps per thread the compiler's own choice is 96 registers for
-// FlashGRU (20 blocks per SM) and 152 for FlashLSTM (12); capped at 80 (24 blocks) and 128 (16) with
-// FlashGRU spilling nothing, FlashLSTM 8-12 bytes (ptxas -v).
+// more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
+// for FlashGRU and 143 for FlashLSTM; capped at 80 (24 blocks) and 128 (16; it takes 121), neither
+// spills (ptxas -v). 20 FlashLSTM blocks (96 registers) spill 192 bytes and ran slower on the H100
+// (docs/benchmarks.md).
 template <class C, int kThreads>
 inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
                                        : C::num_states == 1        ? 24
