@@ -3,10 +3,12 @@
 // iterations), fused (3 iterations per tile; its backward is newton's) and sequential, fp32 and bf16, at the
 // issue's shapes (B = 32, 2048 units, T = 512, 2048, 8192; B = 1, 256 units, T = 65536) and a grid of (B,
 // units, T) for the crossover, with the automatic backend's pick and whether it is within 10% of the faster.
-// Bandwidth is counted as in the issue: three input values per element (batch row, unit, step) read and h
-// written, 4 values of the dtype per element, as GB/s and as a % of the device-to-device copy bandwidth
-// measured in the same run. Timing: CUDA events, warm-up, the median of many runs, each call enqueued after
-// an untimed read of twice the L2 (as scan_bench's default). Prints a table and writes it as CSV.
+// Bandwidth is counted on the bytes a forward moves at least: the cell's input projections per element
+// (batch row, unit, step) read and its states written, 4 values of the dtype for FlashGRU (3 gates, h) and
+// 5 for FlashLSTM (3 gates, h and c; the issue counts 4 for both), as GB/s and as a % of the
+// device-to-device copy bandwidth measured in the same run. Timing: CUDA events, warm-up, the median of many
+// runs, each call enqueued after an untimed read of twice the L2 (as scan_bench's default). Prints a table
+// and writes it as CSV.
 //
 //   newton_bench [--cells flash_gru,flash_lstm] [--dtypes fp32,bf16] [--runs N] [--no-grid]
 //                [--shapes B:D:T,...] [--csv FILE] [--fused-sweep]
@@ -169,7 +171,8 @@ int main(int argc, char** argv) {
                 fill(inputs.data, bytes_of_sizes(inputs_sizes, e));
                 fill(parameters.data, bytes_of_sizes(parameter_sizes, 4));
                 fill(d_states.data, bytes_of_sizes(sequence_sizes, e));
-                const double counted = static_cast<double>(s.batch * s.units * s.steps) * 4.0 * e;
+                const double counted = static_cast<double>(s.batch * s.units * s.steps) *
+                                       (info.num_gates + info.num_states) * static_cast<double>(e);
                 if (fused_sweep) {
                     const ScanConfig chosen = newton::fused_config(device_limits_of(0), problem);
                     for (int elements : kNewtonFusedDomains.elements_per_thread)

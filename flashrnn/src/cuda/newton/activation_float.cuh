@@ -44,6 +44,11 @@ template <Activations A> struct ActivationFloat {
             return 1.0f - __fdividef(2.0f, 1.0f + __expf(2.0f * x.value));
         }
     }
+    // s (1 - s) as s - s s: one FMA instead of a subtraction and a product (the cells' Jacobians take
+    // two per step).
+    friend __device__ __forceinline__ ActivationFloat sigmoid_derivative_from_output(ActivationFloat s) {
+        return fmaf(-s.value, s.value, s.value);
+    }
     friend __device__ __forceinline__ ActivationFloat sigmoid(ActivationFloat x) {
         if constexpr (A == Activations::hardware_tanh)
             return 0.5f * tanh(ActivationFloat(0.5f * x.value)).value + 0.5f;

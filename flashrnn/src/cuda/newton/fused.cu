@@ -36,11 +36,20 @@ void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::new
                                options.tolerance ? static_cast<float>(options.tolerance->relative) : 0.0f};
         const bool compiled =
             scan::visit_scan_config<kNewtonFusedDomains>(config, [&]<int E, int kThreads, ScanAccess A>() {
+                constexpr int shared_bytes = kFusedInputBytes<C, T, E, kThreads>;
+                const auto run = [&](auto kernel) {
+                    // Blocks of many warps stage more than the 48 KiB a kernel gets without asking.
+                    if constexpr (shared_bytes > 48 * 1024)
+                        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   shared_bytes),
+                              "newton fused_forward_kernel: shared memory");
+                    kernel<<<blocks, kThreads, shared_bytes, stream>>>(p);
+                    check_launch("newton fused_forward_kernel");
+                };
                 if (options.tolerance)
-                    fused_forward_kernel<C, T, E, kThreads, A, true><<<blocks, kThreads, 0, stream>>>(p);
+                    run(fused_forward_kernel<C, T, E, kThreads, A, true>);
                 else
-                    fused_forward_kernel<C, T, E, kThreads, A, false><<<blocks, kThreads, 0, stream>>>(p);
-                check_launch("newton fused_forward_kernel");
+                    run(fused_forward_kernel<C, T, E, kThreads, A, false>);
             });
         if (!compiled)
             throw ShapeError("flashrnn::newton::forward: configuration " + describe(config) +

@@ -1,10 +1,12 @@
 // The fused Newton forward (Backend::fused; paper App. D.2/D.3 "fully fused"): one kernel runs the whole
 // Newton routine of a sequence with its tile on chip. A block takes one sequence at a time and walks
 // it tile by tile (kThreads x E steps, E consecutive steps per thread); per tile it reads the inputs
-// once, makes the initial guess (eq. 10), then per iteration evaluates residuals and Jacobians (the
+// once (copied into shared memory while the tile before is solved: input_staging.cuh), makes the
+// initial guess (eq. 10), then per iteration evaluates residuals and Jacobians (the
 // cell header's step, with the cheap hardware tanh in the guess and all iterations but the last, exp
 // and a reciprocal in the last: activation_float.cuh) and solves the tile's linear recurrence with the scan
-// core's block_scan, adding the update to the iterate in registers; it writes the states once. The state
+// core's block_scan (linearised around the iterate, so that the scan gives the next iterate: the
+// iterate is not held across it); it writes the states once. The state
 // entering a tile is the previous tile's solution (the initial state for the first), held fixed: a sequence
 // longer than one tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused
 // global Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
@@ -21,6 +23,7 @@
 #include <type_traits>
 
 #include "cuda/newton/activation_float.cuh"
+#include "cuda/newton/input_staging.cuh"
 #include "cuda/newton/rows.cuh"
 #include "cuda/scan/affine_map.cuh"
 #include "cuda/scan/block_scan.cuh"
@@ -76,13 +79,19 @@ template <class C>
 using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan::Affine2x2>;
 
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
-// more of them on an SM hide it. With 8 steps per thread the compiler's own choice is 96 registers for
-// FlashGRU (20 blocks per SM) and 152 for FlashLSTM (12); capped at 80 (24 blocks) and 128 (16) with
-// FlashGRU spilling nothing, FlashLSTM 8-12 bytes (ptxas -v).
+// more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
+// for FlashGRU and 143 for FlashLSTM; capped at 80 (24 blocks) and 128 (16; it takes 121), neither
+// spills (ptxas -v). 20 FlashLSTM blocks (96 registers) spill 192 bytes and ran slower on the H100
+// (docs/benchmarks.md).
 template <class C, int kThreads>
 inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
                                        : C::num_states == 1        ? 24
                                                                    : 16;
+
+// The dynamic shared memory of a block: its warps' input staging.
+template <class C, class T, int E, int kThreads>
+inline constexpr int
+    kFusedInputBytes = (kThreads / scan::kWarpSize) * InputStaging<T, E, C::num_gates>::kBytesPerWarp;
 
 template <class C, class T, int E, int kThreads, ScanAccess A, bool kTolerance>
 __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
@@ -97,6 +106,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
     __shared__ float warp_last[kWarps][S]; // the iterate at each warp's last step
     __shared__ float tile_last[2][S];      // the solution at a tile's last step, by tile parity
     __shared__ float warp_maxima[kTolerance && kWarps > 1 ? kWarps : 1][2]; // |residual|, |state|
+    extern __shared__ uint4 input_words[]; // kFusedInputBytes<C, T, E, kThreads>
 
     const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / scan::kWarpSize;
@@ -105,6 +115,14 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
     const std::int64_t plane = p.rows.sequences * length;
     const std::int64_t tiles = (length + kTile - 1) / kTile;
     int buffer = 0;
+    using Inputs = InputStaging<T, E, G>;
+    const Inputs inputs{reinterpret_cast<std::uint32_t*>(input_words) + warp * (Inputs::kBytesPerWarp / 4)};
+    const auto copy_inputs = [&](std::int64_t s, std::int64_t tile, int into) {
+        inputs.copy_async(p.inputs + s * length, plane, tile * kTile + warp * scan::kWarpSize * E, length,
+                          into);
+    };
+    int input_buffer = 0; // the buffer of this tile's inputs
+    copy_inputs(blockIdx.x, 0, input_buffer);
 
     for (std::int64_t s = blockIdx.x; s < p.rows.sequences; s += gridDim.x) {
         float params[P], carry[S];
@@ -118,17 +136,25 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
 
         for (std::int64_t tile = 0; tile < tiles; ++tile) {
             const std::int64_t start = tile * kTile + threadIdx.x * E;
-            float x[G][E];
+            // The next tile's inputs (this sequence's, or the block's next sequence's first) are copied
+            // while this one is solved, into the other buffer, which every lane has finished reading.
+            __syncwarp();
+            const std::int64_t next_sequence = tile + 1 < tiles ? s : s + gridDim.x;
+            if (next_sequence < p.rows.sequences)
+                copy_inputs(next_sequence, tile + 1 < tiles ? tile + 1 : 0, input_buffer ^ 1);
+            else
+                __pipeline_commit(); // nothing to copy: an empty fill, so that this tile's is the previous
+            Inputs::wait_for_previous_fill();
+            // Each evaluation reads the inputs again from shared memory: no registers held across the scans.
+            const auto read_inputs = [&](float(&x)[G][E]) {
 #pragma unroll
-            for (int g = 0; g < G; ++g) {
-                scan::Chunk<T, E, A> chunk;
-                chunk.fetch(p.inputs + g * plane + row, start, length, from_float<T>(0.0f));
-                chunk.unpack(x[g], staging);
-            }
+                for (int g = 0; g < G; ++g)
+                    inputs.read(input_buffer, g, x[g]);
+            };
             // The state before step e of this thread's chunk, from the iterate h: the thread's own
             // step before, the lane before's last, the warp before's last (shared), or the carry.
             float h[S][E];
-            const auto step_inputs = [&](int e, float(&xe)[G]) {
+            const auto step_inputs = [&](const float(&x)[G][E], int e, float(&xe)[G]) {
 #pragma unroll
                 for (int g = 0; g < G; ++g)
                     xe[g] = x[g][e];
@@ -149,59 +175,73 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
             };
 
             // Eq. 10: h_t = f(0, x_t), except the tile's first step, which starts from the carry.
-#pragma unroll
-            for (int e = 0; e < E; ++e) {
-                float xe[G], previous[S], next[S];
-                step_inputs(e, xe);
-#pragma unroll
-                for (int k = 0; k < S; ++k)
-                    previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
-                // (With a tolerance the accurate activations: T = 1 is then solved by the guess alone.)
-                cell_forward<C, kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh>(
-                    xe, params, previous, next);
-#pragma unroll
-                for (int k = 0; k < S; ++k)
-                    h[k][e] = next[k];
-            }
-
-            // The residuals and Jacobians at the iterate with the activations kActivations, as the scan's
-            // elements; with a tolerance also this thread's largest |residual| (infinity where one is not
-            // finite) and |state| over its steps within the sequence.
-            const auto evaluate = [&]<Activations kActivations>(Map(&maps)[E], float& residual_max,
-                                                                float& state_max) {
-                float before[S];
-                state_before_chunk(before);
+            {
+                float x[G][E];
+                read_inputs(x);
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
-                    float xe[G], previous[S], next[S], jacobian[S * S], residual[S];
-                    step_inputs(e, xe);
+                    float xe[G], previous[S], next[S];
+                    step_inputs(x, e, xe);
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
+                    // (With a tolerance the accurate activations: T = 1 is then solved by the guess alone.)
+                    cell_forward<C, kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh>(
+                        xe, params, previous, next);
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        h[k][e] = next[k];
+                }
+            }
+
+            // The Jacobians at the iterate with the activations kActivations and the step linearised around
+            // it, h'_t = J_t h'_{t-1} + (f(h_{t-1}, x_t) - J_t h_{t-1}), as the scan's elements: solved from
+            // the state entering the tile, it gives the next iterate, h plus the Newton update (which solves
+            // delta_t = J_t delta_{t-1} + r_t from 0, r_t = f(h_{t-1}, x_t) - h_t), without the iterate
+            // held in registers across the scan. With a tolerance also this thread's largest |residual|
+            // (infinity where one is not finite) and |state| over its steps within the sequence.
+            const auto evaluate = [&]<Activations kActivations>(Map(&maps)[E], float& residual_max,
+                                                                float& state_max) {
+                float before[S], x[G][E];
+                state_before_chunk(before);
+                read_inputs(x);
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float xe[G], previous[S], next[S], jacobian[S * S], offset[S];
+                    step_inputs(x, e, xe);
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         previous[k] = e == 0 ? before[k] : h[k][e - 1];
                     cell_step<C, kActivations>(xe, params, previous, next, jacobian);
 #pragma unroll
                     for (int k = 0; k < S; ++k) {
-                        residual[k] = next[k] - h[k][e];
+                        offset[k] = next[k];
+#pragma unroll
+                        for (int j = 0; j < S; ++j)
+                            offset[k] = fmaf(-jacobian[k * S + j], previous[j], offset[k]);
                         if (kTolerance && start + e < length) {
+                            const float residual = next[k] - h[k][e];
                             residual_max =
-                                isfinite(residual[k]) ? fmaxf(residual_max, fabsf(residual[k])) : INFINITY;
+                                isfinite(residual) ? fmaxf(residual_max, fabsf(residual)) : INFINITY;
                             state_max = fmaxf(state_max, fabsf(h[k][e]));
                         }
                     }
-                    maps[e] = Element::map(jacobian, residual);
+                    maps[e] = Element::map(jacobian, offset);
                 }
             };
-            // The update solves delta_t = J_t delta_{t-1} + r_t from delta = 0 before the tile.
+            // The next iterate: the linearised steps solved from the state entering the tile.
             const auto update = [&](Map(&maps)[E]) {
-                typename Map::State updates[E];
-                scan::block_scan<E, kThreads>(maps, typename Map::State{}, false, scan_storage, buffer,
-                                              updates);
+                typename Map::State entering, iterate[E];
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    Element::set(entering, k, carry[k]);
+                scan::block_scan<E, kThreads>(maps, entering, false, scan_storage, buffer, iterate);
                 buffer ^= 1;
 #pragma unroll
                 for (int e = 0; e < E; ++e)
 #pragma unroll
                     for (int k = 0; k < S; ++k)
-                        h[k][e] += Element::get(updates[e], k);
+                        h[k][e] = Element::get(iterate[e], k);
             };
             const auto iterate = [&]<Activations kActivations>() {
                 Map maps[E];
@@ -263,14 +303,15 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
             // The statistics' final evaluation: the residual of the returned states (with a tolerance,
             // the last evaluation's).
             if (!kTolerance && p.counters) {
-                float before[S];
+                float before[S], x[G][E];
                 state_before_chunk(before);
+                read_inputs(x);
                 float residual_max = 0.0f;
                 bool finite = true;
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
                     float xe[G], previous[S], next[S];
-                    step_inputs(e, xe);
+                    step_inputs(x, e, xe);
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         previous[k] = e == 0 ? before[k] : h[k][e - 1];
@@ -309,6 +350,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                 for (int k = 0; k < S; ++k)
                     carry[k] = tile_last[tile & 1][k];
             }
+            input_buffer ^= 1;
         }
         // The next sequence's first tile must not overwrite warp_last before every warp has read it.
         __syncthreads();

@@ -64,6 +64,26 @@ __device__ __forceinline__ void unpack_pair(std::uint32_t word, float& first, fl
     }
 }
 
+// N consecutive 32-bit words from 16-byte aligned shared memory (8-byte where N is not a multiple of 4),
+// as 16-byte (8-byte) loads.
+template <int N>
+__device__ __forceinline__ void read_shared_words(const std::uint32_t* from, std::uint32_t (&to)[N]) {
+    static_assert(N % 2 == 0, "whole 8-byte loads");
+    if constexpr (N % 4 == 0) {
+#pragma unroll
+        for (int k = 0; k < N; k += 4) {
+            const uint4 v = *reinterpret_cast<const uint4*>(from + k);
+            to[k] = v.x, to[k + 1] = v.y, to[k + 2] = v.z, to[k + 3] = v.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; k += 2) {
+            const uint2 v = *reinterpret_cast<const uint2*>(from + k);
+            to[k] = v.x, to[k + 1] = v.y;
+        }
+    }
+}
+
 // Elements per packet in vector access: up to 16 bytes, at most the chunk.
 template <class T, int E> inline constexpr int kPacketElements = (E * sizeof(T) <= 16) ? E : 16 / sizeof(T);
 
@@ -173,29 +193,11 @@ requires(sizeof(T) == 2) struct Chunk<T, E, ScanAccess::shared> {
             packed[WarpStaging<E>::padded_pair(j * kWarpSize + lane)] = words[j];
         __syncwarp();
         std::uint32_t mine[W];
-        read_words<W>(packed + WarpStaging<E>::padded_pair(lane * W), mine);
+        read_shared_words<W>(packed + WarpStaging<E>::padded_pair(lane * W), mine);
 #pragma unroll
         for (int k = 0; k < W; ++k)
             unpack_pair<T>(mine[k], values[2 * k], values[2 * k + 1]);
         __syncwarp(); // the staging area is reused by the next tensor
-    }
-
-    // W consecutive words from 8- or 16-byte aligned shared memory.
-    template <int N>
-    static __device__ __forceinline__ void read_words(const std::uint32_t* from, std::uint32_t (&to)[N]) {
-        if constexpr (N % 4 == 0) {
-#pragma unroll
-            for (int k = 0; k < N; k += 4) {
-                const uint4 v = *reinterpret_cast<const uint4*>(from + k);
-                to[k] = v.x, to[k + 1] = v.y, to[k + 2] = v.z, to[k + 3] = v.w;
-            }
-        } else {
-#pragma unroll
-            for (int k = 0; k < N; k += 2) {
-                const uint2 v = *reinterpret_cast<const uint2*>(from + k);
-                to[k] = v.x, to[k + 1] = v.y;
-            }
-        }
     }
 };
 
