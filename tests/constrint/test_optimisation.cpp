@@ -160,3 +160,41 @@ TEST_CASE("optimisation: a node limit stops the probes") {
     for (std::size_t i = 1; i < r.solutions.size(); ++i)
         CHECK(r.solutions[i].evaluate(value) > r.solutions[i - 1].evaluate(value));
 }
+
+TEST_CASE("optimisation: a search-hard objective ends in branch and bound with the same answer") {
+    // Golomb rulers: propagation does not decide the length near the optimum, so the probes run
+    // out of budget and the search goes on as branch and bound. The answer must still be the
+    // optimum and the first optimal ruler in search order (all marks min-first).
+    const auto ruler = [](int marks, std::optional<int> length) {
+        Model m;
+        std::vector<Var> mark;
+        for (int i = 0; i < marks; ++i)
+            mark.push_back(m.var("m" + std::to_string(i), 0, marks * marks));
+        m.add(mark[0] == 0);
+        std::vector<Expr> differences;
+        for (int i = 0; i < marks; ++i) {
+            if (i + 1 < marks) m.add(mark[i] < mark[i + 1]);
+            for (int j = i + 1; j < marks; ++j)
+                differences.push_back(mark[j] - mark[i]);
+        }
+        for (std::size_t i = 0; i < differences.size(); ++i) {
+            for (std::size_t j = i + 1; j < differences.size(); ++j)
+                m.add(differences[i] != differences[j]);
+        }
+        if (length)
+            m.add(mark.back() == *length);
+        else
+            m.minimize(mark.back());
+        return m;
+    };
+    for (auto [marks, optimum] : {std::pair{5, 11}, std::pair{6, 17}, std::pair{7, 25}}) {
+        CAPTURE(marks);
+        const Result best = solve(ruler(marks, std::nullopt));
+        REQUIRE(best.status == Status::Optimal);
+        const Result first_optimal = solve(ruler(marks, optimum));
+        REQUIRE(first_optimal.solutions.size() == 1);
+        CHECK(best.solutions.back().values() == first_optimal.solutions[0].values());
+        for (std::size_t i = 1; i < best.solutions.size(); ++i)
+            CHECK(best.solutions[i].values().back() < best.solutions[i - 1].values().back());
+    }
+}
