@@ -79,8 +79,11 @@ void Store::unsubscribe(int p) {
         std::vector<int>& list = v.wake[e];
         const auto end = list.begin() + static_cast<std::ptrdiff_t>(v.awake[e]);
         const auto at = std::find(list.begin(), end, p);
-        if (at == end) continue;     // subscribed twice with this event: already out
-        std::iter_swap(at, end - 1); // the last active one takes its place
+        if (at == end) continue; // subscribed twice with this event: already out
+        // Moved to the end of the active part, the others keeping their order: the order in which
+        // propagators run decides the failure counts that dom/wdeg branching reads (swapping it with
+        // the last active one instead: queens 200 took 93,052 nodes instead of 53,581).
+        std::rotate(at, at + 1, end);
         --v.awake[e];
         if (!levels_.empty())
             unsubscribed_.push_back({s.var, s.event, static_cast<std::size_t>(at - list.begin())});
@@ -91,9 +94,10 @@ void Store::resubscribe(const Unsubscribed& entry) {
     VarState& v = vars_[entry.var];
     const int e = static_cast<int>(entry.event);
     std::vector<int>& list = v.wake[e];
-    // Later unsubscriptions are undone already: the list is as this one left it, and swapping back
-    // restores the order from before it.
-    std::swap(list[entry.index], list[v.awake[e]]);
+    // Later unsubscriptions are undone already: the list is as this one left it, with the
+    // propagator first after the active part; it goes back to its index.
+    const auto first_out = list.begin() + static_cast<std::ptrdiff_t>(v.awake[e]);
+    std::rotate(list.begin() + static_cast<std::ptrdiff_t>(entry.index), first_out, first_out + 1);
     ++v.awake[e];
 }
 
