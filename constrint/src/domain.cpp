@@ -102,6 +102,14 @@ void Domain::normalize() {
     }
 }
 
+void Domain::assign(const Integer& v) {
+    intervals_.resize(1);
+    intervals_[0].lo = v;
+    intervals_[0].hi = v;
+    modulus_ = 1;
+    residue_ = 0;
+}
+
 bool Domain::restrict_min(const Integer& lo) {
     if (intervals_.empty() || compare(lo, min()) <= 0) return false;
     if (compare(lo, max()) > 0) {

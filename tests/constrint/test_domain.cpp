@@ -420,3 +420,17 @@ TEST_CASE("domain: size at the 64-bit boundaries (word count, then Integer when 
     thirds.restrict_congruence(Integer(1) << 61, 0); // {0, 2^61, 2^62, 3 * 2^61}
     CHECK(thirds.size() == 4);
 }
+
+TEST_CASE("domain: assign leaves exactly one value and no congruence, like single") {
+    Domain d = Domain::values({-3, 1, 2, 3, 9, 40});
+    d.assign(9);
+    CHECK(d == Domain::single(9));
+    CHECK(d.fixed());
+    CHECK(d.value() == 9);
+    Domain congruent = Domain::range(0, Integer(1) << 70);
+    REQUIRE(congruent.restrict_congruence(16, 0));
+    congruent.assign(Integer(1) << 68);
+    CHECK(congruent == Domain::single(Integer(1) << 68));
+    CHECK(congruent.modulus() == 1);
+    CHECK(congruent.residue() == 0);
+}

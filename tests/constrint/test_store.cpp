@@ -1,4 +1,4 @@
-// The propagation store's search points (Store::stamp, on_branch).
+// The propagation store's search points (Store::stamp, on_branch), its trail and its wake lists.
 #include "engine/store.hpp"
 
 #include <doctest/doctest.h>
@@ -60,4 +60,59 @@ TEST_CASE("store trail: reused entries restore each domain exactly") {
     store.pop_level();
     CHECK(store.dom(x) == x_before);
     CHECK(store.dom(y) == y_before);
+}
+
+namespace {
+// Counts its runs; subsumed once `done` is fixed. Subscribes to x's every change and done's fixing.
+class CountingRuns final : public Propagator {
+  public:
+    CountingRuns(VarId x, VarId done, int& runs) : x_(x), done_(done), runs_(runs) {}
+    PropStatus propagate(Store& s) override {
+        ++runs_;
+        return s.fixed(done_) ? PropStatus::Subsumed : PropStatus::Ok;
+    }
+    Entailment entailment(const Store&) const override { return Entailment::Unknown; }
+    std::vector<Subscription> subscriptions() const override {
+        return {{x_, Event::Domain}, {done_, Event::Fixed}};
+    }
+    const char* name() const override { return "counting_runs"; }
+
+  private:
+    VarId x_, done_;
+    int& runs_;
+};
+} // namespace
+
+TEST_CASE(
+    "store wake lists: a subsumed propagator is not woken below its node, and is again after backtracking") {
+    Store store;
+    const VarId x = store.new_var(Domain::range(0, 20));
+    std::vector<VarId> done;
+    std::vector<int> runs(3, 0);
+    for (int i = 0; i < 3; ++i) {
+        done.push_back(store.new_var(Domain::range(0, 1)));
+        store.add_propagator(std::make_unique<CountingRuns>(x, done.back(), runs[i]));
+    }
+    REQUIRE(store.propagate());
+    CHECK(runs == std::vector<int>{1, 1, 1});
+
+    store.push_level();
+    REQUIRE(store.assign(done[0], 1)); // the first and the last subsumed, deeper and deeper
+    REQUIRE(store.propagate());
+    store.push_level();
+    REQUIRE(store.assign(done[2], 1));
+    REQUIRE(store.propagate());
+    CHECK(runs == std::vector<int>{2, 1, 2});
+    REQUIRE(store.remove(x, 5));
+    REQUIRE(store.propagate());
+    CHECK(runs == std::vector<int>{2, 2, 2}); // only the middle one is woken
+
+    store.pop_level(); // the last one is back
+    REQUIRE(store.remove(x, 6));
+    REQUIRE(store.propagate());
+    CHECK(runs == std::vector<int>{2, 3, 3});
+    store.pop_level(); // all are back
+    REQUIRE(store.set_max(x, 15));
+    REQUIRE(store.propagate());
+    CHECK(runs == std::vector<int>{3, 4, 4});
 }

@@ -1,5 +1,7 @@
 #include "engine/store.hpp"
 
+#include <algorithm>
+
 namespace constrint::engine {
 
 namespace {
@@ -8,16 +10,24 @@ constexpr std::size_t kMaxDivisors = 1 << 14;
 } // namespace
 
 VarId Store::new_var(Domain domain) {
-    vars_.push_back(VarState{std::move(domain), 0, {}, {}});
+    VarState v;
+    v.dom = std::move(domain);
+    vars_.push_back(std::move(v));
     return static_cast<VarId>(vars_.size() - 1);
 }
 
 int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
     const int id = static_cast<int>(props_.size());
-    for (const Subscription& s : propagator->subscriptions()) {
-        auto& list = vars_[s.var].wake[static_cast<int>(s.event)];
-        if (list.empty() || list.back() != id) list.push_back(id);
-        auto& all = vars_[s.var].propagators;
+    subscriptions_.push_back(propagator->subscriptions());
+    for (const Subscription& s : subscriptions_.back()) {
+        VarState& v = vars_[s.var];
+        const int e = static_cast<int>(s.event);
+        // Inserted before the subsumed ones (those subsumed at the root stay out for good).
+        if (v.awake[e] == 0 || v.wake[e][v.awake[e] - 1] != id) {
+            v.wake[e].insert(v.wake[e].begin() + static_cast<std::ptrdiff_t>(v.awake[e]), id);
+            ++v.awake[e];
+        }
+        auto& all = v.propagators;
         if (all.empty() || all.back() != id) all.push_back(id);
     }
     idempotent_.push_back(propagator->idempotent());
@@ -53,11 +63,42 @@ void Store::save(VarId x) {
 void Store::changed(VarId x, Event event) {
     const VarState& v = vars_[x];
     for (int e = 0; e <= static_cast<int>(event); ++e) {
-        for (int p : v.wake[e]) {
+        const int* active = v.wake[e].data();
+        for (std::size_t i = 0; i < v.awake[e]; ++i) {
+            const int p = active[i];
             if (p == current_ && idempotent_[p]) continue;
             schedule(p);
         }
     }
+}
+
+void Store::unsubscribe(int p) {
+    for (const Subscription& s : subscriptions_[p]) {
+        VarState& v = vars_[s.var];
+        const int e = static_cast<int>(s.event);
+        std::vector<int>& list = v.wake[e];
+        const auto end = list.begin() + static_cast<std::ptrdiff_t>(v.awake[e]);
+        const auto at = std::find(list.begin(), end, p);
+        if (at == end) continue; // subscribed twice with this event: already out
+        // Moved to the end of the active part, the others keeping their order: the order in which
+        // propagators run decides the failure counts that dom/wdeg branching reads (swapping it with
+        // the last active one instead: queens 200 took 93,052 nodes instead of 53,581).
+        std::rotate(at, at + 1, end);
+        --v.awake[e];
+        if (!levels_.empty())
+            unsubscribed_.push_back({s.var, s.event, static_cast<std::size_t>(at - list.begin())});
+    }
+}
+
+void Store::resubscribe(const Unsubscribed& entry) {
+    VarState& v = vars_[entry.var];
+    const int e = static_cast<int>(entry.event);
+    std::vector<int>& list = v.wake[e];
+    // Later unsubscriptions are undone already: the list is as this one left it, with the
+    // propagator first after the active part; it goes back to its index.
+    const auto first_out = list.begin() + static_cast<std::ptrdiff_t>(v.awake[e]);
+    std::rotate(list.begin() + static_cast<std::ptrdiff_t>(entry.index), first_out, first_out + 1);
+    ++v.awake[e];
 }
 
 bool Store::set_min(VarId x, const Integer& lo) {
@@ -85,7 +126,7 @@ bool Store::assign(VarId x, const Integer& v) {
     if (!d.contains(v)) return false;
     if (d.fixed()) return true;
     save(x);
-    d = Domain::single(v);
+    d.assign(v);
     changed(x, Event::Fixed);
     return true;
 }
@@ -164,6 +205,7 @@ bool Store::propagate() {
         }
         if (status == PropStatus::Subsumed) {
             active_[p] = false;
+            unsubscribe(p);
             if (!levels_.empty()) subsumed_.push_back(p);
         }
     }
@@ -195,7 +237,7 @@ double Store::afc(VarId x) const {
 }
 
 void Store::push_level() {
-    levels_.push_back({trail_size_, subsumed_.size(), epoch_});
+    levels_.push_back({trail_size_, subsumed_.size(), unsubscribed_.size(), epoch_});
     epoch_ = ++epoch_counter_;
 }
 
@@ -207,6 +249,10 @@ void Store::pop_level() {
         VarState& v = vars_[entry.var];
         std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
         v.saved_epoch = entry.old_epoch;
+    }
+    while (unsubscribed_.size() > level.unsubscribed_size) {
+        resubscribe(unsubscribed_.back());
+        unsubscribed_.pop_back();
     }
     while (subsumed_.size() > level.subsumed_size) {
         active_[subsumed_.back()] = true;

@@ -35,6 +35,68 @@ std::optional<bool> offset_views_meet(const Store& s, const View& x, const View&
     return false;
 }
 
+// The values of a + a_offset outside b + b_offset (interval lists), as ranges in those shifted
+// values; false when a bound plus its offset does not fit a word.
+bool uncovered(const std::vector<Interval>& a, Word a_offset, const std::vector<Interval>& b, Word b_offset,
+               std::vector<std::pair<Word, Word>>& gaps) {
+    gaps.clear();
+    const auto shifted = [](const Integer& bound, Word offset, Word& out) {
+        Word w = 0;
+        return read_word(bound, w) && add_word(w, offset, out);
+    };
+    std::size_t j = 0;
+    Word b_lo = 0, b_hi = 0; // b[j], shifted
+    if (!b.empty() && (!shifted(b[0].lo, b_offset, b_lo) || !shifted(b[0].hi, b_offset, b_hi))) return false;
+    for (const Interval& range : a) {
+        Word lo = 0, hi = 0;
+        if (!shifted(range.lo, a_offset, lo) || !shifted(range.hi, a_offset, hi)) return false;
+        while (lo <= hi) {
+            while (j < b.size() && b_hi < lo) {
+                if (++j < b.size() &&
+                    (!shifted(b[j].lo, b_offset, b_lo) || !shifted(b[j].hi, b_offset, b_hi)))
+                    return false;
+            }
+            if (j == b.size() || b_lo > hi) {
+                gaps.emplace_back(lo, hi);
+                break;
+            }
+            if (b_lo > lo) gaps.emplace_back(lo, b_lo - 1);
+            if (b_hi >= hi) break;
+            lo = b_hi + 1;
+        }
+    }
+    return true;
+}
+
+// x + a == y + b for two variables without congruences, with holes: each side loses its values
+// that have no partner on the other, gap by gap (most often one value, removed in place), where
+// the general path builds shifted copies of both domains and intersects them (langford: 30% of all
+// instructions). Nothing when a view is scaled or constant, or a value does not fit a word.
+std::optional<PropStatus> narrow_offset_views(Store& s, const View& x, const View& y,
+                                              std::vector<std::pair<Word, Word>>& x_gaps,
+                                              std::vector<std::pair<Word, Word>>& y_gaps) {
+    if (x.constant() || y.constant() || x.scale != 1 || y.scale != 1 || x.var == y.var) return std::nullopt;
+    const Domain &x_domain = s.dom(x.var), &y_domain = s.dom(y.var);
+    if (x_domain.modulus() != 1 || y_domain.modulus() != 1) return std::nullopt;
+    Word x_offset = 0, y_offset = 0;
+    if (!read_word(x.offset, x_offset) || !read_word(y.offset, y_offset)) return std::nullopt;
+    if (!uncovered(x_domain.intervals(), x_offset, y_domain.intervals(), y_offset, x_gaps) ||
+        !uncovered(y_domain.intervals(), y_offset, x_domain.intervals(), x_offset, y_gaps))
+        return std::nullopt;
+    // The gaps are shifted values of the variable's own, so taking the offset back off fits a word.
+    const auto remove = [&s](VarId var, Word offset, const std::vector<std::pair<Word, Word>>& gaps) {
+        for (const auto& [lo, hi] : gaps) {
+            if (!(lo == hi ? s.remove(var, Integer(lo - offset))
+                           : s.remove_range(var, Integer(lo - offset), Integer(hi - offset))))
+                return false;
+        }
+        return true;
+    };
+    if (!remove(x.var, x_offset, x_gaps) || !remove(y.var, y_offset, y_gaps)) return PropStatus::Fail;
+    // Each side is now the other shifted: fixed together, and then equal.
+    return s.fixed(x.var) ? PropStatus::Subsumed : PropStatus::Ok;
+}
+
 // A view x + c of a variable whose domain is one range without a congruence.
 bool offset_view_of_range(const Store& s, const View& v) {
     if (v.constant() || v.scale != 1) return false;
@@ -56,6 +118,8 @@ PropStatus Equal::propagate(Store& s) {
         if (!x_.set_min(s, y_.min(s)) || !x_.set_max(s, y_.max(s)) || !y_.set_min(s, x_.min(s)) ||
             !y_.set_max(s, x_.max(s)))
             return PropStatus::Fail;
+    } else if (const std::optional<PropStatus> narrowed = narrow_offset_views(s, x_, y_, x_gaps_, y_gaps_)) {
+        return *narrowed;
     } else if (x_.identity() && y_.identity()) {
         if (!s.intersect(x_.var, s.dom(y_.var)) || !s.intersect(y_.var, s.dom(x_.var)))
             return PropStatus::Fail;

@@ -32,6 +32,8 @@ class Equal final : public Propagator {
     // x == c for a plain variable x (FlatZinc's int_eq_reif with a constant, woken on every change of
     // x): entailment is one membership test, no view value copied.
     bool variable_is_constant_;
+    // The values each side must lose (offset views in words), kept to reuse their storage.
+    std::vector<std::pair<Word, Word>> x_gaps_, y_gaps_;
 };
 
 // x != y: once one side is fixed its value leaves the other.
