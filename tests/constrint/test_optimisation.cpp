@@ -189,7 +189,10 @@ TEST_CASE("optimisation: a search-hard objective ends in branch and bound with t
     // Golomb rulers: propagation does not decide the length near the optimum, so the probes run
     // out of budget and the search goes on as branch and bound. The answer must still be the
     // optimum and the first optimal ruler in search order (all marks min-first).
-    for (auto [marks, optimum] : {std::pair{5, 11}, std::pair{6, 17}, std::pair{7, 25}}) {
+    // Plain pairs, not a structured binding: CAPTURE's lambda cannot name a binding under clang 14.
+    for (const std::pair<int, int>& ruler : {std::pair{5, 11}, std::pair{6, 17}, std::pair{7, 25}}) {
+        const int marks = ruler.first;
+        const int optimum = ruler.second;
         CAPTURE(marks);
         const Result best = solve(golomb_ruler(marks, std::nullopt));
         REQUIRE(best.status == Status::Optimal);
