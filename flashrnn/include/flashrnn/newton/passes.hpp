@@ -72,6 +72,10 @@ ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Proble
 // kNewtonFusedDomains, tiling/scan_launch.hpp).
 ScanKernel fused_kernel(Cell cell);
 ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem);
+// The fused backward's, likewise (its own preferences: it moves more rows per step and iterates none).
+// Options::fused_config, where given, forces both passes' configuration.
+ScanKernel fused_backward_kernel(Cell cell);
+ScanConfig fused_backward_config(const DeviceLimits& limits, const Problem& problem);
 
 // The backend `options.backend` stands for: itself, or for automatic the cheaper by estimate_cost
 // (limits of the current GPU in resolve_backend; choose_backend takes them).

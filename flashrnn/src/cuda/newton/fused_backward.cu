@@ -1,5 +1,5 @@
-// The fused Newton backward's launch: the forward's configuration (the scan launch model's fused_config
-// for the cell, or options.fused_config), one block per sequence (the grid's blocks take the sequences
+// The fused Newton backward's launch: the scan launch model's fused_backward_config for the cell (or
+// options.fused_config), one block per sequence (the grid's blocks take the sequences
 // beyond 2^31 - 1 in turn).
 #include <cuda_bf16.h>
 
@@ -20,7 +20,7 @@ void fused_backward(const flashrnn::newton::Problem& problem, const flashrnn::ne
                     const flashrnn::newton::Options& options, Stream stream) {
     const ScanConfig config = options.fused_config
                                   ? *options.fused_config
-                                  : flashrnn::newton::fused_config(limits_of_current_device(), problem);
+                                  : flashrnn::newton::fused_backward_config(limits_of_current_device(), problem);
     const Rows rows{problem.shape.sequences(), problem.shape.time_steps, problem.shape.units};
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(rows.sequences, 2147483647));
     const auto launch = [&]<class C, class T>() {

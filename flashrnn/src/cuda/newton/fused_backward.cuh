@@ -13,6 +13,7 @@
 // at its end, and added with one atomic per parameter and sequence.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -42,8 +43,19 @@ template <class T> struct FusedBackwardParams {
 template <class C>
 using FusedBackwardMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan::Affine2x2>;
 
+// Blocks per SM the compiler must fit (registers capped to match): the kernel streams its tensors once,
+// with a tile's loads in flight together, so that more resident warps hide more of the latency. With
+// 4 steps per thread: FlashGRU 32 warps per SM (64 registers; ptxas sm_90: fp32 spills 32-44 bytes,
+// bf16 none; uncapped 85-86 registers, 20 warps, were 13-28% slower in bf16 on the H100), FlashLSTM 16
+// (128 registers; uncapped the compiler took 136-161, 8-12 warps, and 4 x 256 ran 1.7x slower than at
+// 114 registers). 8 steps per thread (twice the values) are left to the compiler.
+template <class C, int E, int kThreads>
+inline constexpr int kFusedBackwardMinBlocks =
+    E == 4 ? std::max(1, (C::num_states == 1 ? 32 : 16) * scan::kWarpSize / kThreads) : 1;
+
 template <class C, class T, int E, int kThreads, ScanAccess A>
-__global__ void __launch_bounds__(kThreads) fused_backward_kernel(const FusedBackwardParams<T> p) {
+__global__ void __launch_bounds__(kThreads, (kFusedBackwardMinBlocks<C, E, kThreads>))
+    fused_backward_kernel(const FusedBackwardParams<T> p) {
     constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
     constexpr int kWarps = kThreads / scan::kWarpSize;
     constexpr std::int64_t kTile = static_cast<std::int64_t>(kThreads) * E;

@@ -7,8 +7,8 @@
 
 namespace flashrnn::cuda::newton {
 
-// The backward of `problem` (checked by the caller) in the forward's block configuration
-// (options.fused_config or the scan launch model's fused_config). args.d_parameters must be zeroed
+// The backward of `problem` (checked by the caller) in the block configuration options.fused_config or
+// the scan launch model's fused_backward_config. args.d_parameters must be zeroed
 // before (the kernel adds each sequence's sum); no workspace.
 void fused_backward(const flashrnn::newton::Problem& problem, const flashrnn::newton::BackwardArgs& args,
                     const flashrnn::newton::Options& options, Stream stream);
