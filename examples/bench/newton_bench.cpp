@@ -1,6 +1,6 @@
 // The Newton solvers (FlashGRU, FlashLSTM; issue 16) against the sequential kernel: forward and
 // forward+backward times of newton::forward / newton::backward with backends newton (unfused, 3
-// iterations), fused (3 iterations per tile; its backward is newton's) and sequential, fp32 and bf16, at the
+// iterations), fused (3 iterations per tile, and the fused backward) and sequential, fp32 and bf16, at the
 // issue's shapes (B = 32, 2048 units, T = 512, 2048, 8192; B = 1, 256 units, T = 65536) and a grid of (B,
 // units, T) for the crossover, with the automatic backend's pick and whether it is within 10% of the faster.
 // Bandwidth is counted on the bytes a forward moves at least: the cell's input projections per element
@@ -12,8 +12,8 @@
 //
 //   newton_bench [--cells flash_gru,flash_lstm] [--dtypes fp32,bf16] [--runs N] [--no-grid]
 //                [--shapes B:D:T,...] [--csv FILE] [--fused-sweep]
-// --fused-sweep: only the fused forward, at every compiled configuration (kNewtonFusedDomains) against
-// the model's choice, one line per shape and configuration.
+// --fused-sweep: only the fused forward and, alone, the fused backward, at every compiled configuration
+// (kNewtonFusedDomains) against the model's choice, one line per shape and configuration.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -173,6 +173,10 @@ int main(int argc, char** argv) {
                 fill(d_states.data, bytes_of_sizes(sequence_sizes, e));
                 const double counted = static_cast<double>(s.batch * s.units * s.steps) *
                                        (info.num_gates + info.num_states) * static_cast<double>(e);
+                // The fused backward's own traffic: inputs, states and their gradients read, the inputs'
+                // gradients written.
+                const double backward_counted = static_cast<double>(s.batch * s.units * s.steps) *
+                                                (2.0 * info.num_gates + 2.0 * info.num_states) * e;
                 if (fused_sweep) {
                     const ScanConfig chosen = newton::fused_config(device_limits_of(0), problem);
                     for (int elements : kNewtonFusedDomains.elements_per_thread)
@@ -191,10 +195,24 @@ int main(int argc, char** argv) {
                                                            Workspace{fw.data, fw_bytes}};
                             const double ms =
                                 time_ms([&] { newton::forward(problem, args, options, nullptr); });
+                            const newton::BackwardArgs backward_args{
+                                {inputs.data, dtype, inputs_sizes},
+                                {parameters.data, DType::fp32, parameter_sizes},
+                                {},
+                                {states.data, dtype, sequence_sizes},
+                                {d_states.data, dtype, sequence_sizes},
+                                {},
+                                {d_inputs.data, dtype, inputs_sizes},
+                                {d_parameters.data, DType::fp32, parameter_sizes},
+                                {d_initial.data, DType::fp32, state_sizes},
+                                Workspace{}};
+                            const double backward_ms =
+                                time_ms([&] { newton::backward(problem, backward_args, options, nullptr); });
                             std::printf("fused sweep %-10s %-5s %3lld %5lld %6lld | %d x %4d | %8.3f ms "
-                                        "%5.1f%% copy%s\n",
+                                        "%5.1f%% copy | backward %8.3f ms %5.1f%% copy%s\n",
                                         cell_name.c_str(), dtype_name.c_str(), s.batch, s.units, s.steps,
                                         elements, threads, ms, 100 * counted / (ms * 1e6) / copy_gbps,
+                                        backward_ms, 100 * backward_counted / (backward_ms * 1e6) / copy_gbps,
                                         *options.fused_config == chosen ? "  <- model" : "");
                             std::fflush(stdout);
                         }

@@ -45,6 +45,10 @@ TEST_CASE("newton launch: the model's choice is compiled, within the limits, and
                                 CHECK(r.workspace_bytes == 0);
                                 CHECK(r.launches() == 1);
                             }
+                            // The fused passes' configurations: compiled, one kernel each.
+                            CHECK(is_compiled(newton::fused_kernel(cell), newton::fused_config(limits, problem)));
+                            CHECK(is_compiled(newton::fused_backward_kernel(cell),
+                                              newton::fused_backward_config(limits, problem)));
                             const newton::CostEstimate cost = newton::estimate_cost(limits, problem, {});
                             CHECK(cost.newton_forward.seconds > 0);
                             CHECK(cost.sequential_forward.seconds > 0);
@@ -52,6 +56,28 @@ TEST_CASE("newton launch: the model's choice is compiled, within the limits, and
                             CHECK(cost.bandwidth > 0);
                         }
     }
+}
+
+// The fused backward's measured preference (scan_launch.cpp, fused_target_tile): 4 steps per thread x 128
+// threads with many sequences, where the forward takes one warp of 8 steps per thread; a longer tile for
+// few long sequences, within FlashLSTM's registers (4 x 512 would need more than the block has).
+TEST_CASE("newton launch: the fused backward's configuration on the H100") {
+    const DeviceLimits h100 = preset("h100_sxm");
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : {DType::fp32, DType::bf16})
+            for (std::int64_t steps : {2048LL, 8192LL}) {
+                CAPTURE(newton::to_string(cell));
+                CAPTURE(steps);
+                const newton::Problem many{cell, dtype, {steps, 32, 2048}};
+                CHECK(newton::fused_backward_config(h100, many) == ScanConfig{4, 128, ScanAccess::shared});
+                CHECK(newton::fused_config(h100, many) == ScanConfig{8, 32, ScanAccess::shared});
+            }
+    CHECK(newton::fused_backward_config(h100, {newton::Cell::flash_gru, DType::fp32, {65536, 1, 256}}) ==
+          ScanConfig{4, 512, ScanAccess::shared});
+    CHECK(newton::fused_backward_config(h100, {newton::Cell::flash_lstm, DType::fp32, {65536, 1, 256}}) ==
+          ScanConfig{4, 256, ScanAccess::shared});
+    CHECK(newton::fused_backward_kernel(newton::Cell::flash_lstm) == ScanKernel::newton_fused_backward_lstm);
+    CHECK(parse_scan_kernel("newton_fused_backward_gru") == ScanKernel::newton_fused_backward_gru);
 }
 
 TEST_CASE("newton launch: examples on the H100") {

@@ -12,7 +12,8 @@
 //    and slow decay (|a| in [0.9, 1]) with a tolerance (the fused kernel's per tile, its statistics
 //    against the unfused solver's, the iteration limit, inside a CUDA graph); statistics read from
 //    the device slots.
-//  - newton::backward (both backends) against the float64 backward at the same states.
+//  - newton::backward (every backend; the fused one in every compiled configuration, with and without
+//    the states' gradients, inside a CUDA graph) against the float64 backward at the same states.
 //  - Bad input: wrong shapes, fp16, an iteration limit of 0, a small workspace, non-finite inputs.
 #include <doctest/doctest.h>
 
@@ -251,19 +252,24 @@ struct GpuGradients {
     std::vector<double> d_inputs, d_parameters, d_initial_state;
 };
 
-// The backward at the given states (already rounded to the dtype), upstream gradients random.
+// The backward at the given states (already rounded to the dtype), upstream gradients random (no
+// d_states when `d_states_values` is empty: zero); every output poisoned before the run.
 GpuGradients backward_on_gpu(const NewtonProblem& p, DType dtype, const std::vector<double>& states_values,
                              const std::vector<double>& d_states_values,
-                             const std::vector<double>& d_last_values, newton::Backend backend) {
+                             const std::vector<double>& d_last_values, const newton::Options& options,
+                             bool in_graph = false) {
     const newton::Problem problem{p.cell, dtype, p.shape};
     const newton::CellInfo info = p.info();
-    const newton::Options options = with_backend(backend);
     const DeviceTensor inputs(dtype, p.inputs), parameters(DType::fp32, p.parameters);
     const DeviceTensor h0(DType::fp32, p.initial_state);
-    const DeviceTensor states(dtype, states_values), d_states(dtype, d_states_values);
+    const DeviceTensor states(dtype, states_values);
+    const DeviceTensor d_states(dtype, d_states_values.empty() ? std::vector<double>{0.0} : d_states_values);
     const DeviceTensor d_last(DType::fp32, d_last_values);
     DeviceTensor d_inputs(dtype, p.inputs.size()), d_parameters(DType::fp32, p.parameters.size());
     DeviceTensor d_h0(DType::fp32, p.initial_state.size());
+    d_inputs.poison();
+    d_parameters.poison();
+    d_h0.poison();
     const std::size_t bytes = newton::backward_workspace_bytes(problem, options);
     const DeviceTensor workspace(DType::fp32, (bytes + 3) / 4);
     const auto sequence = newton::state_sequence_shape(info, p.shape).sizes();
@@ -272,15 +278,59 @@ GpuGradients backward_on_gpu(const NewtonProblem& p, DType dtype, const std::vec
                                     parameters.view(newton::parameters_shape(info, p.shape).sizes()),
                                     h0.view(state),
                                     states.view(sequence),
-                                    d_states.view(sequence),
+                                    d_states_values.empty() ? ConstTensorView{}
+                                                            : ConstTensorView{d_states.view(sequence)},
                                     d_last.view(state),
                                     d_inputs.view(newton::inputs_shape(info, p.shape).sizes()),
                                     d_parameters.view(newton::parameters_shape(info, p.shape).sizes()),
                                     d_h0.view(state),
                                     Workspace{workspace.data(), bytes}};
-    newton::backward(problem, args, options, nullptr);
-    cuda_ok(cudaDeviceSynchronize(), "newton::backward");
+    const std::string what = "newton::backward(" + std::string(newton::to_string(p.cell)) + ", " +
+                             std::string(to_string(dtype)) + ", " + newton::to_string(p.shape) + ", " +
+                             std::string(newton::to_string(options.backend)) + ")";
+    run_on_stream(in_graph, what,
+                  [&](cudaStream_t stream) { newton::backward(problem, args, options, stream); });
     return {d_inputs.download(), d_parameters.download(), d_h0.download()};
+}
+
+// A backward case: a problem (fresh initialisation), its float64 sequential states rounded to the
+// dtype, random upstream gradients (none for the states when `with_d_states` is false) and the
+// float64 backward at those states.
+struct BackwardCase {
+    NewtonProblem problem;
+    std::vector<double> states, d_states, d_last;
+    reference::NewtonGradients want;
+};
+
+BackwardCase make_backward_case(newton::Cell cell, DType dtype, newton::Shape shape, std::uint64_t& seed,
+                                bool with_d_states = true) {
+    NewtonProblem p = testing::random_newton_problem(cell, shape, ++seed, 0.0, 1.0, true);
+    testing::fresh_initialisation(p, ++seed);
+    p = rounded(p, dtype);
+    const newton::CellInfo info = p.info();
+    std::mt19937_64 rng(++seed);
+    BackwardCase c{p, rounded_to(dtype, p.sequential().states.values), {}, {}, {}};
+    const auto sequence = newton::state_sequence_shape(info, p.shape);
+    if (with_d_states) c.d_states = rounded_to(dtype, random_magnitudes(count_of(sequence), 0.0, 1.0, rng));
+    c.d_last = rounded_to(DType::fp32,
+                          random_magnitudes(count_of(newton::state_shape(info, p.shape)), 0.0, 1.0, rng));
+    const std::vector<double> zero_d_states(static_cast<std::size_t>(count_of(sequence)), 0.0);
+    c.want = reference::newton_backward(
+        cell, p.shape,
+        {p.view(),
+         {c.states, sizes_of(sequence)},
+         ConstHostView{with_d_states ? c.d_states : zero_d_states, sizes_of(sequence)},
+         ConstHostView{c.d_last, sizes_of(newton::state_shape(info, p.shape))}});
+    return c;
+}
+
+void check_gradients(const GpuGradients& got, const reference::NewtonGradients& want, double tolerance) {
+    const auto d_inputs = compare(got.d_inputs, want.d_inputs.values, {tolerance, tolerance});
+    CHECK_MESSAGE(d_inputs.ok, d_inputs.describe("d_inputs"));
+    const auto d_parameters = compare(got.d_parameters, want.d_parameters.values, {tolerance, tolerance});
+    CHECK_MESSAGE(d_parameters.ok, d_parameters.describe("d_parameters"));
+    const auto d_h0 = compare(got.d_initial_state, want.d_initial_state.values, {tolerance, tolerance});
+    CHECK_MESSAGE(d_h0.ok, d_h0.describe("d_initial_state"));
 }
 
 } // namespace
@@ -621,43 +671,60 @@ TEST_CASE("newton forward small: a non-finite input sets the flag, without a hos
         }
 }
 
-TEST_CASE("newton backward small: both backends against the float64 backward") {
+TEST_CASE("newton backward small: every backend against the float64 backward") {
     std::uint64_t seed = 16800;
     for (newton::Cell cell : newton::all_cells)
         for (DType dtype : kDtypes)
             for (std::int64_t T : {1, 2, 33, 4099, 65537}) {
-                NewtonProblem p = testing::random_newton_problem(cell, {T, 2, 5}, ++seed, 0.0, 1.0, true);
-                testing::fresh_initialisation(p, ++seed);
-                p = rounded(p, dtype);
-                const newton::CellInfo info = p.info();
-                std::mt19937_64 rng(++seed);
-                const std::vector<double> states = rounded_to(dtype, p.sequential().states.values);
-                const std::vector<double> d_states =
-                    rounded_to(dtype, random_magnitudes(count_of(newton::state_sequence_shape(info, p.shape)),
-                                                        0.0, 1.0, rng));
-                const std::vector<double> d_last =
-                    rounded_to(DType::fp32, random_magnitudes(count_of(newton::state_shape(info, p.shape)),
-                                                              0.0, 1.0, rng));
-                const reference::NewtonGradients want = reference::newton_backward(
-                    cell, p.shape,
-                    {p.view(),
-                     {states, sizes_of(newton::state_sequence_shape(info, p.shape))},
-                     ConstHostView{d_states, sizes_of(newton::state_sequence_shape(info, p.shape))},
-                     ConstHostView{d_last, sizes_of(newton::state_shape(info, p.shape))}});
-                const double tolerance = tolerance_for(dtype);
+                const BackwardCase c = make_backward_case(cell, dtype, {T, 2, 5}, seed);
                 for (newton::Backend backend : kBackends) {
                     INFO(newton::to_string(cell)
                          << " " << to_string(dtype) << " T=" << T << " " << newton::to_string(backend));
-                    const GpuGradients got = backward_on_gpu(p, dtype, states, d_states, d_last, backend);
-                    const auto d_inputs = compare(got.d_inputs, want.d_inputs.values, {tolerance, tolerance});
-                    CHECK_MESSAGE(d_inputs.ok, d_inputs.describe("d_inputs"));
-                    const auto d_parameters =
-                        compare(got.d_parameters, want.d_parameters.values, {tolerance, tolerance});
-                    CHECK_MESSAGE(d_parameters.ok, d_parameters.describe("d_parameters"));
-                    const auto d_h0 =
-                        compare(got.d_initial_state, want.d_initial_state.values, {tolerance, tolerance});
-                    CHECK_MESSAGE(d_h0.ok, d_h0.describe("d_initial_state"));
+                    check_gradients(backward_on_gpu(c.problem, dtype, c.states, c.d_states, c.d_last,
+                                                    with_backend(backend)),
+                                    c.want, tolerance_for(dtype));
                 }
+            }
+}
+
+// The fused backward in every compiled block configuration (kNewtonFusedDomains): prime lengths of one
+// tile and of many (the carry between tiles, the identity past the end of a partial tile), an odd
+// batch x units, with and without the states' gradients.
+TEST_CASE("newton fused backward small: every configuration, prime lengths, with and without d_states") {
+    std::uint64_t seed = 17100;
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (std::int64_t T : {1, 31, 257, 5003})
+                for (bool with_d_states : {true, false}) {
+                    const BackwardCase c = make_backward_case(cell, dtype, {T, 3, 7}, seed, with_d_states);
+                    for (int elements : kNewtonFusedDomains.elements_per_thread)
+                        for (int threads : kNewtonFusedDomains.threads_per_block) {
+                            INFO(newton::to_string(cell)
+                                 << " " << to_string(dtype) << " T=" << T << " " << elements << " x "
+                                 << threads << (with_d_states ? "" : ", no d_states"));
+                            newton::Options options = with_backend(newton::Backend::fused);
+                            options.fused_config = ScanConfig{elements, threads, ScanAccess::shared};
+                            check_gradients(
+                                backward_on_gpu(c.problem, dtype, c.states, c.d_states, c.d_last, options),
+                                c.want, tolerance_for(dtype));
+                        }
+                }
+}
+
+// The fused backward under compute-sanitizer (tests/gpu/scan.sh runs this case): several tiles and
+// warps per block, both cells and dtypes, and inside a CUDA graph (no host synchronisation).
+TEST_CASE("newton fused sanitizer case: the backward, several tiles, both cells and dtypes") {
+    std::uint64_t seed = 17300;
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (bool in_graph : {false, true}) {
+                INFO(newton::to_string(cell) << " " << to_string(dtype) << (in_graph ? ", in a graph" : ""));
+                const BackwardCase c = make_backward_case(cell, dtype, {2 * 1024 + 77, 2, 3}, seed);
+                newton::Options options = with_backend(newton::Backend::fused);
+                options.fused_config = ScanConfig{4, 128, ScanAccess::shared};
+                check_gradients(
+                    backward_on_gpu(c.problem, dtype, c.states, c.d_states, c.d_last, options, in_graph),
+                    c.want, tolerance_for(dtype));
             }
 }
 

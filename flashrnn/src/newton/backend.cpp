@@ -47,11 +47,28 @@ ScanKernel fused_kernel(Cell cell) {
     return cell_info(cell).num_states == 2 ? ScanKernel::newton_fused_lstm : ScanKernel::newton_fused_gru;
 }
 
-ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem) {
-    // Shared access reads rows of any alignment: the rows' alignment takes no part.
-    return choose_scan_config(limits, fused_kernel(problem.cell),
+namespace {
+
+// Shared access reads rows of any alignment: the rows' alignment takes no part.
+ScanConfig fused_kernel_config(const DeviceLimits& limits, ScanKernel kernel, const Problem& problem) {
+    return choose_scan_config(limits, kernel,
                               {problem.shape.sequences(), problem.shape.time_steps,
                                static_cast<int>(bytes_of(problem.dtype)), false, false});
+}
+
+} // namespace
+
+ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem) {
+    return fused_kernel_config(limits, fused_kernel(problem.cell), problem);
+}
+
+ScanKernel fused_backward_kernel(Cell cell) {
+    return cell_info(cell).num_states == 2 ? ScanKernel::newton_fused_backward_lstm
+                                           : ScanKernel::newton_fused_backward_gru;
+}
+
+ScanConfig fused_backward_config(const DeviceLimits& limits, const Problem& problem) {
+    return fused_kernel_config(limits, fused_backward_kernel(problem.cell), problem);
 }
 
 ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Problem& problem) {

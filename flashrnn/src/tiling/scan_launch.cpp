@@ -47,9 +47,20 @@ Domains domains_of(ScanKernel kernel) {
         return domains_of(kNewtonReduceDomains);
     case ScanKernel::newton_fused_gru:
     case ScanKernel::newton_fused_lstm:
+    case ScanKernel::newton_fused_backward_gru:
+    case ScanKernel::newton_fused_backward_lstm:
         return domains_of(kNewtonFusedDomains);
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
+}
+
+bool is_fused_newton_backward(ScanKernel kernel) {
+    return kernel == ScanKernel::newton_fused_backward_gru || kernel == ScanKernel::newton_fused_backward_lstm;
+}
+
+bool is_fused_newton(ScanKernel kernel) {
+    return kernel == ScanKernel::newton_fused_gru || kernel == ScanKernel::newton_fused_lstm ||
+           is_fused_newton_backward(kernel);
 }
 
 // Registers a thread needs, estimated from what it holds: two tiles of raw loads (the one being
@@ -71,6 +82,11 @@ int values_per_element_of(ScanKernel kernel) {
         return 3 + 1 + 2 + 1;
     case ScanKernel::newton_fused_lstm:
         return 3 + 2 + 6 + 2;
+    // The fused backward: the inputs, the states and their gradients, the map, u and the inputs' gradients.
+    case ScanKernel::newton_fused_backward_gru:
+        return 3 + 1 + 1 + 2 + 1 + 3;
+    case ScanKernel::newton_fused_backward_lstm:
+        return 3 + 2 + 2 + 6 + 2 + 3;
     default:
         return 4;
     }
@@ -104,6 +120,7 @@ std::int64_t target_tile(ScanKernel kernel, std::int64_t length, int bytes_per_e
 // The Newton reduction with 2x2 blocks loads six rows per element: 16 bytes per thread and row (an
 // estimate from the register count, not measured yet).
 int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64_t length) {
+    if (is_fused_newton_backward(kernel)) return 4 * bytes_per_element; // see fused_target_tile
     const bool narrow = (kernel == ScanKernel::linrec_backward && bytes_per_element == 4) ||
                         kernel == ScanKernel::newton_reduce_2x2;
     const int preferred = narrow ? 16 : 32;
@@ -113,18 +130,18 @@ int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64
     return std::min(preferred, elements * bytes_per_element);
 }
 
-bool is_fused_newton(ScanKernel kernel) {
-    return kernel == ScanKernel::newton_fused_gru || kernel == ScanKernel::newton_fused_lstm;
-}
-
 // The fused Newton forward's tile, from a sweep of every compiled configuration on an H100 (newton_bench
 // --fused-sweep, docs/benchmarks.md "Newton parallel RNNs"): with many sequences (B = 32 x 2048 units)
 // one warp per block (8 x 32) was the fastest at every T, both cells and dtypes (1.0-1.5x the next;
 // no barriers, many blocks per SM); with few (B = 1 x 256 units, T = 65536) long tiles, 8 x 256 (FlashGRU)
 // or 8 x 128 .. 512 (FlashLSTM), since each block walks its sequence's tiles in turn. One warp per block
 // once the sequences fill the SMs with 16 blocks each (an estimate between the two measured corners).
-std::int64_t fused_target_tile(const DeviceLimits& limits, const ScanProblem& problem) {
-    if (problem.sequences >= std::int64_t{16} * std::max(1, limits.sm_count)) return 32 * 8;
+// The fused Newton backward (newton_fused_backward_*), from the same sweep (B = 32 x 2048 units, T = 2048
+// and 8192, its time alone): 4 steps per thread (with 8 a thread holds 7 to 10 rows of values, over 110
+// registers: 16 warps per SM) and 4 x 128 threads, the fastest or within 5%, both cells and dtypes.
+std::int64_t fused_target_tile(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
+    if (problem.sequences >= std::int64_t{16} * std::max(1, limits.sm_count))
+        return is_fused_newton_backward(kernel) ? 128 * 4 : 32 * 8;
     return std::clamp<std::int64_t>(problem.length, 128, 2048);
 }
 
@@ -160,6 +177,10 @@ std::string_view to_string(ScanKernel kernel) {
         return "newton_fused_gru";
     case ScanKernel::newton_fused_lstm:
         return "newton_fused_lstm";
+    case ScanKernel::newton_fused_backward_gru:
+        return "newton_fused_backward_gru";
+    case ScanKernel::newton_fused_backward_lstm:
+        return "newton_fused_backward_lstm";
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -168,12 +189,14 @@ ScanKernel parse_scan_kernel(std::string_view name) {
     for (ScanKernel k :
          {ScanKernel::linrec_forward, ScanKernel::linrec_backward, ScanKernel::rglru_forward,
           ScanKernel::rglru_backward, ScanKernel::newton_reduce_diagonal, ScanKernel::newton_reduce_2x2,
-          ScanKernel::newton_fused_gru, ScanKernel::newton_fused_lstm})
+          ScanKernel::newton_fused_gru, ScanKernel::newton_fused_lstm, ScanKernel::newton_fused_backward_gru,
+          ScanKernel::newton_fused_backward_lstm})
         if (to_string(k) == name) return k;
     throw UnsupportedError(
         "flashrnn: unknown scan kernel '" + std::string(name) +
         "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
-        "newton_reduce_diagonal, newton_reduce_2x2, newton_fused_gru or newton_fused_lstm)");
+        "newton_reduce_diagonal, newton_reduce_2x2, newton_fused_gru, newton_fused_lstm, "
+        "newton_fused_backward_gru or newton_fused_backward_lstm)");
 }
 
 int tensors_loaded(ScanKernel kernel) {
@@ -193,6 +216,10 @@ int tensors_loaded(ScanKernel kernel) {
     case ScanKernel::newton_fused_gru:
     case ScanKernel::newton_fused_lstm:
         return 3; // the input projections (the parameters are per sequence)
+    case ScanKernel::newton_fused_backward_gru:
+        return 5; // the input projections, h and its gradient
+    case ScanKernel::newton_fused_backward_lstm:
+        return 7; // the input projections, h and c and their gradients
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -215,6 +242,10 @@ int tensors_moved(ScanKernel kernel) {
         return 4; // 3 inputs, h
     case ScanKernel::newton_fused_lstm:
         return 5; // 3 inputs, h and c
+    case ScanKernel::newton_fused_backward_gru:
+        return 8; // 3 inputs, h, dh read; 3 input gradients written
+    case ScanKernel::newton_fused_backward_lstm:
+        return 10; // 3 inputs, h, c, dh, dc read; 3 input gradients written
     }
     throw ShapeError("flashrnn: invalid ScanKernel " + std::to_string(static_cast<int>(kernel)));
 }
@@ -330,7 +361,8 @@ BlockVariables add_block_model(constrint::Model& m, const DeviceLimits& limits, 
     // where chunks are staged (shared access), a padded staging area of 33 E floats per warp.
     const constrint::Expr warps = threads / limits.warp_size;
     const constrint::Expr staging = constrint::Expr(132) * elements * warps;
-    const bool map2x2 = kernel == ScanKernel::newton_reduce_2x2 || kernel == ScanKernel::newton_fused_lstm;
+    const bool map2x2 = kernel == ScanKernel::newton_reduce_2x2 || kernel == ScanKernel::newton_fused_lstm ||
+                        kernel == ScanKernel::newton_fused_backward_lstm;
     const Integer totals_bytes = map2x2 ? 48 : 16;
     m.add((access != 1) | (totals_bytes * warps + staging + 128 <= limits.shared_memory_per_block),
           "shared memory of the block within the static limit");
@@ -353,7 +385,7 @@ void add_block_preferences(constrint::Model& m, const BlockVariables& block, Sca
     m.minimize(constrint::abs(block.elements * bytes -
                               target_bytes_per_thread(kernel, problem.bytes_per_element, problem.length)));
     const std::int64_t tile = is_fused_newton(kernel)
-                                  ? fused_target_tile(limits, problem)
+                                  ? fused_target_tile(limits, kernel, problem)
                                   : target_tile(kernel, problem.length, problem.bytes_per_element);
     m.minimize(constrint::abs(block.tile - Integer(tile)));
     m.maximize(block.access); // vector before direct

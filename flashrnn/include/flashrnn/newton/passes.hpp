@@ -21,10 +21,13 @@
 // max_iterations; the statistics report the most iterations of any tile, the residual of the returned
 // states and whether every tile met the tolerance.
 //
-// Backward (eq. 6, any backend's forward): Backend::newton (and fused) builds the transposed Jacobians at the
+// Backward (eq. 6, any backend's forward): Backend::newton builds the transposed Jacobians at the
 // given states and solves g_t = J_{t+1}^T g_{t+1} + d_t as one reverse reduction, then the gradients
 // of the inputs, the parameters (summed over batch rows with atomics: the last bits may vary between
-// runs) and the initial state; Backend::sequential runs the same recurrence one thread per sequence.
+// runs) and the initial state; Backend::fused does the same in one kernel, a block per sequence walking
+// its tiles from the end (the inputs, states and their gradients read once, the inputs' gradients
+// written once, no workspace; src/cuda/newton/fused_backward.cuh); Backend::sequential runs the same
+// recurrence one thread per sequence.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +46,7 @@ namespace flashrnn::newton {
 // per wave of resident blocks), plus a latency per launch. Latency constants are estimates, not yet
 // measured. The fused forward: inputs read and states written once, or its chain of tiles per wave of
 // resident blocks. The backend with the cheapest forward; the backward follows the forward's choice
-// (the fused forward's backward is Backend::newton's).
+// (each backend's forward has its own backward).
 struct PassCost {
     double seconds = 0;         // the estimate: max(bytes / bandwidth, latency) + launches x launch
     double bytes = 0;           // moved to and from DRAM
@@ -69,6 +72,10 @@ ReductionLaunch solver_reduction_launch(const DeviceLimits& limits, const Proble
 // kNewtonFusedDomains, tiling/scan_launch.hpp).
 ScanKernel fused_kernel(Cell cell);
 ScanConfig fused_config(const DeviceLimits& limits, const Problem& problem);
+// The fused backward's, likewise (its own preferences: it moves more rows per step and iterates none).
+// Options::fused_config, where given, forces both passes' configuration.
+ScanKernel fused_backward_kernel(Cell cell);
+ScanConfig fused_backward_config(const DeviceLimits& limits, const Problem& problem);
 
 // The backend `options.backend` stands for: itself, or for automatic the cheaper by estimate_cost
 // (limits of the current GPU in resolve_backend; choose_backend takes them).

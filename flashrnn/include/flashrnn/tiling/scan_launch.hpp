@@ -41,6 +41,8 @@ enum class ScanKernel {
     newton_reduce_2x2,      // and with 2x2 blocks
     newton_fused_gru,       // the fused Newton forward (newton/passes.hpp, Backend::fused) of FlashGRU
     newton_fused_lstm,      // and of FlashLSTM
+    newton_fused_backward_gru,  // the fused Newton backward (Backend::fused) of FlashGRU
+    newton_fused_backward_lstm, // and of FlashLSTM
 };
 
 std::string_view to_string(ScanKernel kernel);

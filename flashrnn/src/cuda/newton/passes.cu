@@ -8,6 +8,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
+#include "cuda/newton/fused_backward_launch.hpp"
 #include "cuda/newton/fused_launch.hpp"
 #include "cuda/newton/kernels.cuh"
 #include "cuda/newton/reduction_launch.hpp"
@@ -80,11 +81,6 @@ struct BackwardLayout {
     ReductionLaunch reduction;
     std::size_t transposed = 0, carries = 0, reduction_workspace = 0, bytes = 0;
 };
-
-// The fused forward's backward is the Newton backend's (one reverse reduction: nothing to fuse).
-Backend backward_backend(Backend forward_backend) {
-    return forward_backend == Backend::fused ? Backend::newton : forward_backend;
-}
 
 BackwardLayout backward_layout(const Problem& problem, Backend backend) {
     BackwardLayout layout;
@@ -236,6 +232,13 @@ void sequential_forward(const Problem& problem, const ForwardArgs& args, const O
     cuda::check_launch("newton sequential_forward_kernel");
 }
 
+// The backward kernels add their parameters' gradients into d_parameters.
+void zero_parameter_gradients(const BackwardArgs& args, Stream stream) {
+    cuda::check(cudaMemsetAsync(args.d_parameters.data, 0,
+                                static_cast<std::size_t>(args.d_parameters.sizes.product()) * 4, stream),
+                "cudaMemsetAsync (d_parameters)");
+}
+
 template <class C, class T>
 void run_backward(const Problem& problem, const BackwardArgs& args, Backend backend,
                   const BackwardLayout& layout, Stream stream) {
@@ -253,9 +256,7 @@ void run_backward(const Problem& problem, const BackwardArgs& args, Backend back
         typed<float>(args.d_parameters),
         typed<float>(args.d_initial_state),
         rows_of(problem)};
-    cuda::check(cudaMemsetAsync(args.d_parameters.data, 0,
-                                static_cast<std::size_t>(args.d_parameters.sizes.product()) * 4, stream),
-                "cudaMemsetAsync (d_parameters)");
+    zero_parameter_gradients(args, stream);
     if (backend == Backend::sequential) {
         cuda::newton::sequential_backward_kernel<C, T>
             <<<sequential_blocks(problem), kSequentialThreads, 0, stream>>>(p);
@@ -286,7 +287,7 @@ std::size_t forward_workspace_bytes(const Problem& problem, const Options& optio
 
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options) {
     validate("newton::backward_workspace_bytes", problem.shape);
-    return backward_layout(problem, backward_backend(resolve_backend(problem, options))).bytes;
+    return backward_layout(problem, resolve_backend(problem, options)).bytes;
 }
 
 void forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
@@ -309,9 +310,14 @@ void forward(const Problem& problem, const ForwardArgs& args, const Options& opt
 
 void backward(const Problem& problem, const BackwardArgs& args, const Options& options, Stream stream) {
     check_backward_args(kBackward, problem, args);
-    const Backend backend = backward_backend(resolve_backend(problem, options));
+    const Backend backend = resolve_backend(problem, options);
     const BackwardLayout layout = backward_layout(problem, backend);
     check_workspace(kBackward, args.workspace, layout.bytes);
+    if (backend == Backend::fused) {
+        zero_parameter_gradients(args, stream);
+        cuda::newton::fused_backward(problem, args, options, stream);
+        return;
+    }
     visit_problem(problem,
                   [&]<class C, class T>() { run_backward<C, T>(problem, args, backend, layout, stream); });
 }
