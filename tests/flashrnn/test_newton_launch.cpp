@@ -46,7 +46,8 @@ TEST_CASE("newton launch: the model's choice is compiled, within the limits, and
                                 CHECK(r.launches() == 1);
                             }
                             // The fused passes' configurations: compiled, one kernel each.
-                            CHECK(is_compiled(newton::fused_kernel(cell), newton::fused_config(limits, problem)));
+                            CHECK(is_compiled(newton::fused_kernel(cell),
+                                              newton::fused_config(limits, problem)));
                             CHECK(is_compiled(newton::fused_backward_kernel(cell),
                                               newton::fused_backward_config(limits, problem)));
                             const newton::CostEstimate cost = newton::estimate_cost(limits, problem, {});

@@ -317,9 +317,9 @@ TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong")
         {"initial_states", [](rnn::ForwardArgs& a) { a.initial_states = {}; }},
         {"states", [](rnn::ForwardArgs& a) { a.states = {}; }},
     };
-    for (const auto& tensor : forward_tensors) {
-        const char* const name = tensor.first;
-        const auto& remove = tensor.second;
+    for (const auto& removal : forward_tensors) {
+        const char* const name = removal.first;
+        const auto& remove = removal.second;
         rnn::ForwardArgs broken = args;
         remove(broken);
         const std::string message = shape_error_of(forward(broken));
@@ -337,9 +337,9 @@ TEST_CASE("fused backend: refuses bad arguments with the name of what is wrong")
         {"d_bias", [](rnn::BackwardArgs& a) { a.d_bias = {}; }},
         {"d_initial_states", [](rnn::BackwardArgs& a) { a.d_initial_states = {}; }},
     };
-    for (const auto& tensor : backward_tensors) {
-        const char* const name = tensor.first;
-        const auto& remove = tensor.second;
+    for (const auto& removal : backward_tensors) {
+        const char* const name = removal.first;
+        const auto& remove = removal.second;
         rnn::BackwardArgs broken = backward_args;
         remove(broken);
         const std::string message = shape_error_of(backward(broken));

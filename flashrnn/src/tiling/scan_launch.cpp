@@ -55,7 +55,8 @@ Domains domains_of(ScanKernel kernel) {
 }
 
 bool is_fused_newton_backward(ScanKernel kernel) {
-    return kernel == ScanKernel::newton_fused_backward_gru || kernel == ScanKernel::newton_fused_backward_lstm;
+    return kernel == ScanKernel::newton_fused_backward_gru ||
+           kernel == ScanKernel::newton_fused_backward_lstm;
 }
 
 bool is_fused_newton(ScanKernel kernel) {
@@ -192,11 +193,10 @@ ScanKernel parse_scan_kernel(std::string_view name) {
           ScanKernel::newton_fused_gru, ScanKernel::newton_fused_lstm, ScanKernel::newton_fused_backward_gru,
           ScanKernel::newton_fused_backward_lstm})
         if (to_string(k) == name) return k;
-    throw UnsupportedError(
-        "flashrnn: unknown scan kernel '" + std::string(name) +
-        "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
-        "newton_reduce_diagonal, newton_reduce_2x2, newton_fused_gru, newton_fused_lstm, "
-        "newton_fused_backward_gru or newton_fused_backward_lstm)");
+    throw UnsupportedError("flashrnn: unknown scan kernel '" + std::string(name) +
+                           "' (linrec_forward, linrec_backward, rglru_forward, rglru_backward, "
+                           "newton_reduce_diagonal, newton_reduce_2x2, newton_fused_gru, newton_fused_lstm, "
+                           "newton_fused_backward_gru or newton_fused_backward_lstm)");
 }
 
 int tensors_loaded(ScanKernel kernel) {

@@ -37,10 +37,10 @@ enum class ScanKernel {
     linrec_backward,
     rglru_forward,
     rglru_backward,
-    newton_reduce_diagonal, // the Newton reduction (newton/reduction.hpp) with scalar Jacobians
-    newton_reduce_2x2,      // and with 2x2 blocks
-    newton_fused_gru,       // the fused Newton forward (newton/passes.hpp, Backend::fused) of FlashGRU
-    newton_fused_lstm,      // and of FlashLSTM
+    newton_reduce_diagonal,     // the Newton reduction (newton/reduction.hpp) with scalar Jacobians
+    newton_reduce_2x2,          // and with 2x2 blocks
+    newton_fused_gru,           // the fused Newton forward (newton/passes.hpp, Backend::fused) of FlashGRU
+    newton_fused_lstm,          // and of FlashLSTM
     newton_fused_backward_gru,  // the fused Newton backward (Backend::fused) of FlashGRU
     newton_fused_backward_lstm, // and of FlashLSTM
 };

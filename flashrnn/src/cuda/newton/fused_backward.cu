@@ -18,9 +18,9 @@ namespace flashrnn::cuda::newton {
 
 void fused_backward(const flashrnn::newton::Problem& problem, const flashrnn::newton::BackwardArgs& args,
                     const flashrnn::newton::Options& options, Stream stream) {
-    const ScanConfig config = options.fused_config
-                                  ? *options.fused_config
-                                  : flashrnn::newton::fused_backward_config(limits_of_current_device(), problem);
+    const ScanConfig config =
+        options.fused_config ? *options.fused_config
+                             : flashrnn::newton::fused_backward_config(limits_of_current_device(), problem);
     const Rows rows{problem.shape.sequences(), problem.shape.time_steps, problem.shape.units};
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(rows.sequences, 2147483647));
     const auto launch = [&]<class C, class T>() {

@@ -50,8 +50,9 @@ using FusedBackwardMap = std::conditional_t<C::num_states == 1, scan::ScalarAffi
 // (128 registers; uncapped the compiler took 136-161, 8-12 warps, and 4 x 256 ran 1.7x slower than at
 // 114 registers). 8 steps per thread (twice the values) are left to the compiler.
 template <class C, int E, int kThreads>
-inline constexpr int kFusedBackwardMinBlocks =
-    E == 4 ? std::max(1, (C::num_states == 1 ? 32 : 16) * scan::kWarpSize / kThreads) : 1;
+inline constexpr int kFusedBackwardMinBlocks = E == 4 ? std::max(1, (C::num_states == 1 ? 32 : 16) *
+                                                                        scan::kWarpSize / kThreads)
+                                                      : 1;
 
 template <class C, class T, int E, int kThreads, ScanAccess A>
 __global__ void __launch_bounds__(kThreads, (kFusedBackwardMinBlocks<C, E, kThreads>))
