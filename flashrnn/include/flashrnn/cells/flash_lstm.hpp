@@ -49,16 +49,18 @@ struct FlashLstm {
                                                                                   "c_o"};
 #endif
 
-    // The gates, the new cell state and tanh of it, and the derivatives of the activations.
+    // The gates, the new cell state and tanh of it, and the derivatives of the activations. (The sums
+    // are written in the order that folds each product into one fused multiply-add, and c' as
+    // z + f (c - z), which shares c - z with the Jacobian: the fused Newton forward is instruction-bound.)
     template <class T> struct Gates { T f, z, o, c_new, tanh_c, df, dz, do_, dtanh_c; };
 
     template <class T> FLASHRNN_HOST_DEVICE static Gates<T> gates(const T* x, const T* p, const T* s_prev) {
         using math::tanh;
         Gates<T> g;
-        g.f = sigmoid(p[a_f] * s_prev[h] + p[c_f] * s_prev[c] + x[f]);
+        g.f = sigmoid(x[f] + p[a_f] * s_prev[h] + p[c_f] * s_prev[c]);
         g.z = tanh(p[a_z] * s_prev[h] + x[z]);
-        g.c_new = g.f * s_prev[c] + (T(1) - g.f) * g.z;
-        g.o = sigmoid(p[a_o] * s_prev[h] + p[c_o] * g.c_new + x[o]);
+        g.c_new = g.z + g.f * (s_prev[c] - g.z);
+        g.o = sigmoid(x[o] + p[a_o] * s_prev[h] + p[c_o] * g.c_new);
         g.tanh_c = tanh(g.c_new);
         g.df = sigmoid_derivative_from_output(g.f);
         g.dz = tanh_derivative_from_output(g.z);
@@ -71,10 +73,10 @@ struct FlashLstm {
     template <class T>
     FLASHRNN_HOST_DEVICE static void forward(const T* x, const T* p, const T* s_prev, T* s_new) {
         using math::tanh;
-        const T f_gate = sigmoid(p[a_f] * s_prev[h] + p[c_f] * s_prev[c] + x[f]);
+        const T f_gate = sigmoid(x[f] + p[a_f] * s_prev[h] + p[c_f] * s_prev[c]);
         const T candidate = tanh(p[a_z] * s_prev[h] + x[z]);
-        const T c_new = f_gate * s_prev[c] + (T(1) - f_gate) * candidate;
-        const T o_gate = sigmoid(p[a_o] * s_prev[h] + p[c_o] * c_new + x[o]);
+        const T c_new = candidate + f_gate * (s_prev[c] - candidate);
+        const T o_gate = sigmoid(x[o] + p[a_o] * s_prev[h] + p[c_o] * c_new);
         s_new[c] = c_new;
         s_new[h] = o_gate * tanh(c_new);
     }
@@ -89,7 +91,8 @@ struct FlashLstm {
         const T dc_dc = g.f + forget_path * p[c_f];
         const T dc_dh = forget_path * p[a_f] + (T(1) - g.f) * g.dz * p[a_z];
         const T output_path = g.tanh_c * g.do_;
-        const T dh_dc_new = output_path * p[c_o] + g.o * g.dtanh_c;
+        const T o_dtanh_c = g.o - s_new[h] * g.tanh_c; // o tanh'(c') = o - o tanh(c')^2
+        const T dh_dc_new = output_path * p[c_o] + o_dtanh_c;
         jacobian[h * num_states + h] = output_path * p[a_o] + dh_dc_new * dc_dh;
         jacobian[h * num_states + c] = dh_dc_new * dc_dc;
         jacobian[c * num_states + h] = dc_dh;

@@ -29,6 +29,7 @@
 #include "cuda/scan/block_scan.cuh"
 #include "cuda/scan/chunk_io.cuh"
 #include "cuda/scan/reduction_clients.cuh"
+#include "cuda/scan/warp_scan_from.cuh"
 
 namespace flashrnn::cuda::newton {
 
@@ -170,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
 #pragma unroll
                 for (int k = 0; k < S; ++k) {
                     before[k] = __shfl_up_sync(kFullWarp, h[k][E - 1], 1);
-                    if (lane == 0) before[k] = warp > 0 ? warp_last[warp - 1][k] : carry[k];
+                    if (lane == 0) before[k] = kWarps > 1 && warp > 0 ? warp_last[warp - 1][k] : carry[k];
                 }
             };
 
@@ -235,8 +236,13 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
 #pragma unroll
                 for (int k = 0; k < S; ++k)
                     Element::set(entering, k, carry[k]);
-                scan::block_scan<E, kThreads>(maps, entering, false, scan_storage, buffer, iterate);
-                buffer ^= 1;
+                // One warp knows the state entering its tile before the scan: the cheaper warp scan.
+                if constexpr (kWarps == 1) {
+                    scan::warp_scan_from<E>(maps, entering, iterate);
+                } else {
+                    scan::block_scan<E, kThreads>(maps, entering, false, scan_storage, buffer, iterate);
+                    buffer ^= 1;
+                }
 #pragma unroll
                 for (int e = 0; e < E; ++e)
 #pragma unroll

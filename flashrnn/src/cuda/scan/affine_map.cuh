@@ -1,7 +1,8 @@
 // The element types of the scans: affine maps h -> a h + b, composed associatively. The scan core only
-// uses identity(), then(first, second) and apply(h), so a block map is another struct with the same
-// three members: ScalarAffine (linrec, the RG-LRU) and Affine2x2 (2x2 matrix, 2-vector: the element of
-// the Newton solvers' linearised LSTM steps; linrec2x2.cu runs it through the same pipe).
+// uses identity(), then(first, second) and apply(h) (and warp_scan_from.cuh constant(value) and
+// image_of_zero()), so a block map is another struct with the same members: ScalarAffine (linrec, the RG-LRU)
+// and Affine2x2 (2x2 matrix, 2-vector: the element of the Newton solvers' linearised LSTM steps; linrec2x2.cu
+// runs it through the same pipe).
 #pragma once
 
 namespace flashrnn::cuda::scan {
@@ -11,6 +12,10 @@ struct ScalarAffine {
     float a, b;
 
     static __device__ __forceinline__ ScalarAffine identity() { return {1.0f, 0.0f}; }
+    // The map h -> value.
+    static __device__ __forceinline__ ScalarAffine constant(State value) { return {0.0f, value}; }
+
+    __device__ __forceinline__ State image_of_zero() const { return b; }
 
     __device__ __forceinline__ State apply(State h) const { return fmaf(a, h, b); }
 
@@ -31,6 +36,12 @@ struct Affine2x2 {
     float a00, a01, a10, a11, b0, b1;
 
     static __device__ __forceinline__ Affine2x2 identity() { return {1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f}; }
+    // The map h -> value.
+    static __device__ __forceinline__ Affine2x2 constant(State value) {
+        return {0.0f, 0.0f, 0.0f, 0.0f, value.x, value.y};
+    }
+
+    __device__ __forceinline__ State image_of_zero() const { return {b0, b1}; }
 
     __device__ __forceinline__ State apply(State h) const {
         return {fmaf(a00, h.x, fmaf(a01, h.y, b0)), fmaf(a10, h.x, fmaf(a11, h.y, b1))};
