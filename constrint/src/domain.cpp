@@ -110,6 +110,14 @@ void Domain::assign(const Integer& v) {
     residue_ = 0;
 }
 
+void Domain::assign_range(std::int64_t lo, std::int64_t hi) {
+    intervals_.resize(1);
+    intervals_[0].lo = lo; // from a machine word: no limb buffer copied
+    intervals_[0].hi = hi;
+    modulus_ = 1;
+    residue_ = 0;
+}
+
 bool Domain::restrict_min(const Integer& lo) {
     if (intervals_.empty() || compare(lo, min()) <= 0) return false;
     if (compare(lo, max()) > 0) {

@@ -73,7 +73,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     const auto load = [&](std::size_t i) {
         Word x = 0, y = 0;
         const Word c = word_coefficients_[i];
-        if (!read_word(s.min(terms_[i].var), x) || !read_word(s.max(terms_[i].var), y)) return false;
+        if (!s.word_bounds(terms_[i].var, x, y)) return false;
         if (c < 0) std::swap(x, y);
         return multiply_word(c, x, lo[i]) && multiply_word(c, y, hi[i]);
     };
@@ -94,7 +94,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
                                                    : ceil_div_word(bound, c, v);
         if (!computed) return std::nullopt;
         const VarId x = terms_[i].var;
-        if (!(upper ? s.set_max(x, Integer(v)) : s.set_min(x, Integer(v)))) return false;
+        if (!(upper ? s.set_max_word(x, v) : s.set_min_word(x, v))) return false;
         if (!subtract_word(sum_lo, lo[i], sum_lo) || !subtract_word(sum_hi, hi[i], sum_hi) || !load(i) ||
             !add_word(sum_lo, lo[i], sum_lo) || !add_word(sum_hi, hi[i], sum_hi))
             return std::nullopt;
