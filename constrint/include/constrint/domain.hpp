@@ -30,7 +30,7 @@ class Domain {
     static Domain single(const Integer& value) { return range(value, value); }
 
     bool empty() const { return intervals_.empty(); }
-    bool fixed() const { return intervals_.size() == 1 && intervals_[0].lo == intervals_[0].hi; }
+    bool fixed() const { return intervals_.size() == 1 && compare(intervals_[0].lo, intervals_[0].hi) == 0; }
     const Integer& min() const { return intervals_.front().lo; }
     const Integer& max() const { return intervals_.back().hi; }
     const Integer& value() const { return intervals_.front().lo; } // when fixed()
