@@ -66,14 +66,17 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     const Word constant = *word_constant_;
     const std::size_t n = terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
-    std::vector<Word>& lo = scratch_lo_;
-    std::vector<Word>& hi = scratch_hi_;
-    lo.resize(n);
-    hi.resize(n);
+    scratch_lo_.resize(n);
+    scratch_hi_.resize(n);
+    // Plain pointers held in registers: through the members they were reloaded after every store call.
+    Word* const lo = scratch_lo_.data();
+    Word* const hi = scratch_hi_.data();
+    const Word* const coefficients = word_coefficients_.data();
+    const LinearTerm* const terms = terms_.data();
     const auto load = [&](std::size_t i) {
         Word x = 0, y = 0;
-        const Word c = word_coefficients_[i];
-        if (!s.word_bounds(terms_[i].var, x, y)) return false;
+        const Word c = coefficients[i];
+        if (!s.word_bounds(terms[i].var, x, y)) return false;
         if (c < 0) std::swap(x, y);
         return multiply_word(c, x, lo[i]) && multiply_word(c, y, hi[i]);
     };
@@ -85,7 +88,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums. Nothing when a
     // step does not fit a word, else whether the variable kept a value.
     const auto narrow = [&](std::size_t i, Word bound, bool at_most) -> std::optional<bool> {
-        const Word c = word_coefficients_[i];
+        const Word c = coefficients[i];
         const bool upper = (c > 0) == at_most; // which bound of x moves
         Word v = bound;                        // unit coefficients (most terms) need no division
         const bool computed = c == 1               ? true
@@ -93,7 +96,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
                               : at_most == (c > 0) ? floor_div_word(bound, c, v)
                                                    : ceil_div_word(bound, c, v);
         if (!computed) return std::nullopt;
-        const VarId x = terms_[i].var;
+        const VarId x = terms[i].var;
         if (!(upper ? s.set_max_word(x, v) : s.set_min_word(x, v))) return false;
         if (!subtract_word(sum_lo, lo[i], sum_lo) || !subtract_word(sum_hi, hi[i], sum_hi) || !load(i) ||
             !add_word(sum_lo, lo[i], sum_lo) || !add_word(sum_hi, hi[i], sum_hi))
