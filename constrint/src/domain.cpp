@@ -7,6 +7,20 @@ namespace constrint {
 
 namespace {
 
+// The hot narrowings test the congruence and store bounds through these: a cpp_int compared with 1 or
+// copied is an out-of-line call (the copy a memcpy as well), which showed in golomb's profile.
+bool is_one(const Integer& v) {
+    Word w = 0;
+    return read_word(v, w) && w == 1;
+}
+void assign_bound(Integer& bound, const Integer& v) {
+    if (Word w = 0; read_word(v, w)) {
+        bound = w; // a word is stored in place, no limbs copied
+    } else {
+        bound = v;
+    }
+}
+
 // The smallest value >= v with value = residue (mod modulus).
 Integer round_up(const Integer& v, const Integer& modulus, const Integer& residue) {
     if (modulus == 1) return v;
@@ -73,7 +87,7 @@ Integer Domain::size() const {
 
 bool Domain::contains(const Integer& v) const {
     if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
-    if (modulus_ != 1 && floor_mod(v - residue_, modulus_) != 0) return false;
+    if (!is_one(modulus_) && floor_mod(v - residue_, modulus_) != 0) return false;
     if (intervals_.size() == 1) return true;
     auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
                                [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
@@ -110,6 +124,14 @@ void Domain::assign(const Integer& v) {
     residue_ = 0;
 }
 
+void Domain::assign_range(std::int64_t lo, std::int64_t hi) {
+    intervals_.resize(1);
+    intervals_[0].lo = lo; // from a machine word: no limb buffer copied
+    intervals_[0].hi = hi;
+    modulus_ = 1;
+    residue_ = 0;
+}
+
 bool Domain::restrict_min(const Integer& lo) {
     if (intervals_.empty() || compare(lo, min()) <= 0) return false;
     if (compare(lo, max()) > 0) {
@@ -121,8 +143,8 @@ bool Domain::restrict_min(const Integer& lo) {
     intervals_.erase(intervals_.begin(), first);
     // Without a congruence the new bound is lo itself: assigned in place, no temporary.
     if (compare(intervals_.front().lo, lo) < 0) {
-        if (modulus_ == 1) {
-            intervals_.front().lo = lo;
+        if (is_one(modulus_)) {
+            assign_bound(intervals_.front().lo, lo);
         } else {
             intervals_.front().lo = round_up(lo, modulus_, residue_);
         }
@@ -141,8 +163,8 @@ bool Domain::restrict_max(const Integer& hi) {
                              [&](const Interval& iv) { return compare(iv.lo, hi) <= 0; });
     intervals_.erase(last.base(), intervals_.end());
     if (compare(intervals_.back().hi, hi) > 0) {
-        if (modulus_ == 1) {
-            intervals_.back().hi = hi;
+        if (is_one(modulus_)) {
+            assign_bound(intervals_.back().hi, hi);
         } else {
             intervals_.back().hi = round_down(hi, modulus_, residue_);
         }
@@ -154,21 +176,36 @@ bool Domain::restrict_max(const Integer& hi) {
 bool Domain::remove(const Integer& v) {
     // contains(v), keeping the interval it finds.
     if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
-    if (modulus_ != 1 && floor_mod(v - residue_, modulus_) != 0) return false;
+    if (!is_one(modulus_) && floor_mod(v - residue_, modulus_) != 0) return false;
     auto it = std::upper_bound(intervals_.begin(), intervals_.end(), v,
                                [](const Integer& x, const Interval& iv) { return compare(x, iv.lo) < 0; });
     if (it == intervals_.begin() || compare(std::prev(it)->hi, v) < 0) return false;
     --it;
     const bool at_lo = compare(it->lo, v) == 0, at_hi = compare(it->hi, v) == 0;
+    // Without a congruence, v's neighbours v - 1 and v + 1 are stored as words when they are words
+    // (checked: next to 2^63 - 1 or -2^63 they are not).
+    Word w = 0, below = 0, above = 0;
+    const bool unit_word = is_one(modulus_) && read_word(v, w);
+    const bool below_word = unit_word && subtract_word(w, 1, below);
+    const bool above_word = unit_word && add_word(w, 1, above);
     if (at_lo && at_hi) {
         intervals_.erase(it);
     } else if (at_lo) {
-        it->lo += modulus_;
+        if (above_word)
+            it->lo = above;
+        else
+            it->lo += modulus_;
     } else if (at_hi) {
-        it->hi -= modulus_;
+        if (below_word)
+            it->hi = below;
+        else
+            it->hi -= modulus_;
     } else {
-        Interval upper{v + modulus_, it->hi};
-        it->hi = v - modulus_;
+        Interval upper{above_word ? Integer(above) : Integer(v + modulus_), std::move(it->hi)};
+        if (below_word)
+            it->hi = below;
+        else
+            it->hi = v - modulus_;
         intervals_.insert(std::next(it), std::move(upper));
     }
     if (intervals_.empty() || fixed()) modulus_ = 1, residue_ = 0;

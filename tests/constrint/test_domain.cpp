@@ -434,3 +434,29 @@ TEST_CASE("domain: assign leaves exactly one value and no congruence, like singl
     CHECK(congruent.modulus() == 1);
     CHECK(congruent.residue() == 0);
 }
+
+// remove, restrict_min and restrict_max store word bounds in place: next to 2^63 - 1 and -2^63 the
+// neighbour of a word is not a word. Each result is compared with the domain built from its values.
+TEST_CASE("domain: remove and bound narrowing next to 2^63 - 1 and -2^63 agree with the value lists") {
+    const Integer top = (Integer(1) << 63) - 1, bottom = -(Integer(1) << 63);
+    for (const Integer& centre : {top, bottom, Integer(0)}) {
+        std::vector<Integer> values;
+        for (int delta = -2; delta <= 2; ++delta)
+            values.push_back(centre + delta);
+        const Domain all = Domain::values(values);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            CAPTURE(constrint::to_string(values[i]));
+            std::vector<Integer> others = values;
+            others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+            Domain removed = all;
+            CHECK(removed.remove(values[i]));
+            CHECK(removed == Domain::values(others));
+            CHECK(removed.to_string() == Domain::values(others).to_string());
+            Domain raised = all, lowered = all;
+            CHECK(raised.restrict_min(values[i]) == (i > 0));
+            CHECK(raised == Domain::range(values[i], values.back()));
+            CHECK(lowered.restrict_max(values[i]) == (i + 1 < values.size()));
+            CHECK(lowered == Domain::range(values.front(), values[i]));
+        }
+    }
+}

@@ -116,3 +116,99 @@ TEST_CASE(
     REQUIRE(store.propagate());
     CHECK(runs == std::vector<int>{3, 4, 4});
 }
+
+namespace {
+const Integer kWordMax = (Integer(1) << 63) - 1; // 2^63 - 1
+const Integer kWordMin = -(Integer(1) << 63);    // -2^63
+
+// The store's cached word bounds and fixed() agree with its domain.
+void check_word_bounds(const Store& store, VarId x) {
+    const Domain& d = store.dom(x);
+    Word lo = 0, hi = 0, min = 0, max = 0;
+    const bool fit = read_word(d.min(), min) && read_word(d.max(), max);
+    CHECK(store.word_bounds(x, lo, hi) == fit);
+    if (fit) CHECK((lo == min && hi == max));
+    CHECK(store.fixed(x) == d.fixed());
+}
+} // namespace
+
+// Each narrowing is done on a plain Domain too: the store must agree (an empty result is a failure that
+// leaves the domain as it was), keep its word bounds in step, and restore the domain on backtracking,
+// whether the trail saved it as a copy or, for a range of words, as its two bounds.
+TEST_CASE("store narrowing and trail at the 64-bit boundaries: word bounds, word and Integer paths agree") {
+    const Integer two62 = Integer(1) << 62;
+    const std::vector<Domain> starts = {
+        Domain::range(0, 6),
+        Domain::values({1, 3, 4, 8}),
+        Domain::range(kWordMin, kWordMin + 5),
+        Domain::range(kWordMax - 5, kWordMax),
+        Domain::range(kWordMin, kWordMax),
+        Domain::range(two62 - 2, two62 + 2),
+        Domain::range(kWordMax - 2, kWordMax + 2), // the maximum does not fit a word
+        Domain::range(kWordMin - 3, kWordMin + 1), // nor the minimum
+        Domain::values({kWordMin, 0, kWordMax}),
+        Domain::single(kWordMax),
+    };
+    for (const Domain& start : starts) {
+        Domain with_congruence = start;
+        with_congruence.restrict_congruence(3, 1);
+        for (const Domain& before : {start, with_congruence}) {
+            if (before.empty()) continue;
+            std::vector<Integer> probes;
+            for (const Integer& edge : {before.min(), before.max(), Integer(0), two62, kWordMax, kWordMin})
+                for (int delta = -2; delta <= 2; ++delta)
+                    probes.push_back(edge + delta);
+            for (int op = 0; op < 6; ++op) {
+                for (const Integer& v : probes) {
+                    Word w = 0;
+                    if (op >= 4 && !read_word(v, w)) continue; // the word operations take words only
+                    CAPTURE(before.to_string());
+                    CAPTURE(op);
+                    CAPTURE(to_string(v));
+                    Domain expected = before;
+                    switch (op) {
+                    case 0:
+                        expected.restrict_min(v);
+                        break;
+                    case 1:
+                        expected.restrict_max(v);
+                        break;
+                    case 2:
+                        expected.remove(v);
+                        break;
+                    case 3:
+                        if (expected.contains(v))
+                            expected.assign(v);
+                        else
+                            expected = Domain();
+                        break;
+                    case 4:
+                        expected.restrict_min(v);
+                        break;
+                    default:
+                        expected.restrict_max(v);
+                        break;
+                    }
+                    Store store;
+                    const VarId other = store.new_var(Domain::range(0, 1)); // x is not the first variable
+                    const VarId x = store.new_var(before);
+                    store.push_level();
+                    REQUIRE(store.assign(other, 1)); // an entry before x's in the trail
+                    const bool kept = op == 0   ? store.set_min(x, v)
+                                      : op == 1 ? store.set_max(x, v)
+                                      : op == 2 ? store.remove(x, v)
+                                      : op == 3 ? store.assign(x, v)
+                                      : op == 4 ? store.set_min_word(x, w)
+                                                : store.set_max_word(x, w);
+                    CHECK(kept == !expected.empty());
+                    CHECK(store.dom(x) == (expected.empty() ? before : expected));
+                    check_word_bounds(store, x);
+                    store.pop_level();
+                    CHECK(store.dom(x) == before);
+                    CHECK(store.dom(other) == Domain::range(0, 1));
+                    check_word_bounds(store, x);
+                }
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@ constexpr std::size_t kMaxDivisors = 1 << 14;
 VarId Store::new_var(Domain domain) {
     VarState v;
     v.dom = std::move(domain);
+    refresh_bounds(v);
     vars_.push_back(std::move(v));
     return static_cast<VarId>(vars_.size() - 1);
 }
@@ -48,15 +49,19 @@ void Store::schedule(int p) {
 void Store::save(VarId x) {
     VarState& v = vars_[x];
     if (levels_.empty() || v.saved_epoch == epoch_) return; // nothing to restore at the root
-    if (trail_size_ < trail_.size()) {
-        TrailEntry& entry = trail_[trail_size_]; // a used entry: the copy reuses its buffers
-        entry.var = x;
-        entry.old = v.dom;
-        entry.old_epoch = v.saved_epoch;
+    if (trail_size_ == trail_.size()) trail_.emplace_back();
+    TrailEntry& entry = trail_[trail_size_++]; // a used entry: a copy into it reuses its buffers
+    entry.var = x;
+    entry.old_epoch = v.saved_epoch;
+    Word modulus = 0;
+    entry.range =
+        v.bounds_fit && v.dom.intervals().size() == 1 && read_word(v.dom.modulus(), modulus) && modulus == 1;
+    if (entry.range) {
+        entry.min_word = v.min_word;
+        entry.max_word = v.max_word;
     } else {
-        trail_.push_back({x, v.dom, v.saved_epoch});
+        entry.old = v.dom;
     }
-    ++trail_size_;
     v.saved_epoch = epoch_;
 }
 
@@ -102,43 +107,92 @@ void Store::resubscribe(const Unsubscribed& entry) {
 }
 
 bool Store::set_min(VarId x, const Integer& lo) {
-    Domain& d = vars_[x].dom;
+    VarState& v = vars_[x];
+    if (Word w = 0; v.bounds_fit && read_word(lo, w)) return set_min_word(x, w);
+    Domain& d = v.dom;
     if (compare(lo, d.min()) <= 0) return true;
     if (compare(lo, d.max()) > 0) return false;
     save(x);
     d.restrict_min(lo);
+    refresh_bounds(v);
     changed(x, d.fixed() ? Event::Fixed : Event::Bounds);
     return true;
 }
 
 bool Store::set_max(VarId x, const Integer& hi) {
-    Domain& d = vars_[x].dom;
+    VarState& v = vars_[x];
+    if (Word w = 0; v.bounds_fit && read_word(hi, w)) return set_max_word(x, w);
+    Domain& d = v.dom;
     if (compare(hi, d.max()) >= 0) return true;
     if (compare(hi, d.min()) < 0) return false;
     save(x);
     d.restrict_max(hi);
+    refresh_bounds(v);
     changed(x, d.fixed() ? Event::Fixed : Event::Bounds);
     return true;
 }
 
-bool Store::assign(VarId x, const Integer& v) {
-    Domain& d = vars_[x].dom;
-    if (!d.contains(v)) return false;
+// The bounds compared as words: no Integer is read unless the domain changes.
+bool Store::set_min_word(VarId x, Word lo) {
+    VarState& v = vars_[x];
+    if (!v.bounds_fit) return set_min(x, Integer(lo));
+    if (lo <= v.min_word) return true;
+    if (lo > v.max_word) return false;
+    save(x);
+    v.dom.restrict_min(Integer(lo));
+    refresh_bounds(v); // the new bounds lie within the old ones: they fit
+    changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
+    return true;
+}
+
+bool Store::set_max_word(VarId x, Word hi) {
+    VarState& v = vars_[x];
+    if (!v.bounds_fit) return set_max(x, Integer(hi));
+    if (hi >= v.max_word) return true;
+    if (hi < v.min_word) return false;
+    save(x);
+    v.dom.restrict_max(Integer(hi));
+    refresh_bounds(v);
+    changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
+    return true;
+}
+
+bool Store::assign(VarId x, const Integer& value) {
+    VarState& v = vars_[x];
+    Domain& d = v.dom;
+    if (Word w = 0; v.bounds_fit && read_word(value, w)) {
+        if (w < v.min_word || w > v.max_word) return false;
+        if (v.min_word == v.max_word) return true; // fixed to value already
+    }
+    if (!d.contains(value)) return false;
     if (d.fixed()) return true;
     save(x);
-    d.assign(v);
+    d.assign(value);
+    refresh_bounds(v);
     changed(x, Event::Fixed);
     return true;
 }
 
-bool Store::remove(VarId x, const Integer& v) {
-    Domain& d = vars_[x].dom;
-    if (!d.contains(v)) return true;
-    if (d.fixed()) return false;
-    const bool at_bound = compare(v, d.min()) == 0 || compare(v, d.max()) == 0;
+bool Store::remove(VarId x, const Integer& value) {
+    VarState& v = vars_[x];
+    Domain& d = v.dom;
+    bool at_bound = false;
+    if (Word w = 0; v.bounds_fit && read_word(value, w)) {
+        // Bounds are members (canonical form), so most answers need no search of the intervals
+        // (all_different removes each fixed value from every other variable).
+        if (w < v.min_word || w > v.max_word) return true;
+        if (v.min_word == v.max_word) return false; // value is the only one left
+        at_bound = w == v.min_word || w == v.max_word;
+        if (!at_bound && !d.contains(value)) return true;
+    } else {
+        if (!d.contains(value)) return true;
+        if (d.fixed()) return false;
+        at_bound = compare(value, d.min()) == 0 || compare(value, d.max()) == 0;
+    }
     save(x);
-    d.remove(v);
-    changed(x, d.fixed() ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
+    d.remove(value);
+    refresh_bounds(v);
+    changed(x, fixed(x) ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
     return true;
 }
 
@@ -149,6 +203,7 @@ bool Store::replace(VarId x, Domain&& narrowed, const Domain& before) {
                                                                                            : Event::Domain;
     save(x);
     vars_[x].dom = std::move(narrowed);
+    refresh_bounds(vars_[x]);
     changed(x, event);
     return true;
 }
@@ -247,7 +302,15 @@ void Store::pop_level() {
     while (trail_size_ > level.trail_size) {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
-        std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
+        if (entry.range) {
+            v.dom.assign_range(entry.min_word, entry.max_word);
+            v.min_word = entry.min_word;
+            v.max_word = entry.max_word;
+            v.bounds_fit = true;
+        } else {
+            std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
+            refresh_bounds(v);
+        }
         v.saved_epoch = entry.old_epoch;
     }
     while (unsubscribed_.size() > level.unsubscribed_size) {

@@ -4,6 +4,7 @@
 
 #include "constrint/domain.hpp"
 #include "engine/propagator.hpp"
+#include "machine_word.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -29,15 +30,28 @@ class Store {
     Propagator& propagator(int id) { return *props_[id]; }
 
     const Domain& dom(VarId x) const { return vars_[x].dom; }
-    bool fixed(VarId x) const { return vars_[x].dom.fixed(); }
+    bool fixed(VarId x) const {
+        const VarState& v = vars_[x];
+        return v.bounds_fit ? v.min_word == v.max_word : v.dom.fixed();
+    }
     const Integer& min(VarId x) const { return vars_[x].dom.min(); }
     const Integer& max(VarId x) const { return vars_[x].dom.max(); }
     const Integer& value(VarId x) const { return vars_[x].dom.value(); }
+    // x's bounds as machine words; false when one of them does not fit a word (then read min/max).
+    bool word_bounds(VarId x, Word& lo, Word& hi) const {
+        const VarState& v = vars_[x];
+        lo = v.min_word;
+        hi = v.max_word;
+        return v.bounds_fit;
+    }
 
     // Narrowing; each returns false when the domain would become empty (the node fails; the
     // domain is then left as it was).
     bool set_min(VarId x, const Integer& lo);
     bool set_max(VarId x, const Integer& hi);
+    // The same for a bound given as a machine word (the word paths of the propagators).
+    bool set_min_word(VarId x, Word lo);
+    bool set_max_word(VarId x, Word hi);
     bool set_bounds(VarId x, const Integer& lo, const Integer& hi) {
         return set_min(x, lo) && set_max(x, hi);
     }
@@ -96,6 +110,11 @@ class Store {
   private:
     struct VarState {
         Domain dom;
+        // The domain's bounds as words when both fit, refreshed at every change: the word paths and
+        // the bound tests read them without reaching the Integers held on the domain's heap buffer
+        // (golomb: loading bounds through that pointer was most of the linear propagator's time).
+        Word min_word = 0, max_word = 0;
+        bool bounds_fit = false;
         std::uint64_t saved_epoch = 0;
         std::vector<int> wake[3];     // by Event: subscribers woken by that event or a stronger one
         std::size_t awake[3] = {};    // wake[e][0, awake[e]): the active ones; then the subsumed ones
@@ -107,10 +126,14 @@ class Store {
         Event event;
         std::size_t index;
     };
+    // The domain before a change: a range of words is saved as its bounds (golomb: copying whole
+    // domains into the trail and back was a seventh of the run), any other domain as a copy.
     struct TrailEntry {
         VarId var;
         Domain old;
         std::uint64_t old_epoch;
+        bool range = false; // old is unused: the domain was [min_word, max_word]
+        Word min_word = 0, max_word = 0;
     };
     struct Level {
         std::size_t trail_size;
@@ -121,6 +144,10 @@ class Store {
 
     [[noreturn]] void interrupt(); // empties the queue and throws Interrupted
     void save(VarId x);
+    static void refresh_bounds(VarState& v) {
+        v.bounds_fit =
+            !v.dom.empty() && read_word(v.dom.min(), v.min_word) && read_word(v.dom.max(), v.max_word);
+    }
     void changed(VarId x, Event event);
     bool replace(VarId x, Domain&& narrowed, const Domain& before);
     void count_failure(int propagator);

@@ -90,13 +90,13 @@ struct WordView {
 
     bool min(const Store& s, Word& out) const {
         if (var < 0) return out = offset, true;
-        Word x = 0;
-        return read_word(scale > 0 ? s.min(var) : s.max(var), x) && map(x, out);
+        Word lo = 0, hi = 0;
+        return s.word_bounds(var, lo, hi) && map(scale > 0 ? lo : hi, out);
     }
     bool max(const Store& s, Word& out) const {
         if (var < 0) return out = offset, true;
-        Word x = 0;
-        return read_word(scale > 0 ? s.max(var) : s.min(var), x) && map(x, out);
+        Word lo = 0, hi = 0;
+        return s.word_bounds(var, lo, hi) && map(scale > 0 ? hi : lo, out);
     }
 
     // Narrowing: nothing when a step does not fit a word, else the store's answer (false: no value left).
@@ -106,7 +106,7 @@ struct WordView {
         if (!subtract_word(v, offset, shifted)) return std::nullopt;
         if (scale > 0 ? !ceil_div_word(shifted, scale, bound) : !floor_div_word(shifted, scale, bound))
             return std::nullopt;
-        return scale > 0 ? s.set_min(var, Integer(bound)) : s.set_max(var, Integer(bound));
+        return scale > 0 ? s.set_min_word(var, bound) : s.set_max_word(var, bound);
     }
     std::optional<bool> set_max(Store& s, Word v) const {
         if (var < 0) return offset <= v;
@@ -114,7 +114,7 @@ struct WordView {
         if (!subtract_word(v, offset, shifted)) return std::nullopt;
         if (scale > 0 ? !floor_div_word(shifted, scale, bound) : !ceil_div_word(shifted, scale, bound))
             return std::nullopt;
-        return scale > 0 ? s.set_max(var, Integer(bound)) : s.set_min(var, Integer(bound));
+        return scale > 0 ? s.set_max_word(var, bound) : s.set_min_word(var, bound);
     }
 
   private:

@@ -8,7 +8,7 @@ PropStatus AllDifferent::propagate(Store& s) {
     // Removing a value can fix another variable: repeat until no new variable is fixed.
     removed_at_.resize(vars_.size());
     const Store::Stamp now = s.stamp();
-    std::vector<bool>& done = done_;
+    std::vector<std::uint8_t>& done = done_;
     done.resize(vars_.size());
     for (std::size_t i = 0; i < vars_.size(); ++i)
         done[i] = s.on_branch(removed_at_[i]);
@@ -19,12 +19,21 @@ PropStatus AllDifferent::propagate(Store& s) {
             done[i] = true;
             removed_at_[i] = now;
             progress = true;
-            const Integer value = s.value(vars_[i]);
+            // Read in place: only other variables' domains change below (a repeated variable fails first).
+            const Integer& value = s.value(vars_[i]);
+            Word word = 0, unused = 0;
+            const bool value_fits = s.word_bounds(vars_[i], word, unused);
             for (std::size_t j = 0; j < vars_.size(); ++j) {
                 // A done variable is fixed to a value that already left every other domain (here or
                 // at an ancestor), so it cannot hold this one.
                 if (j == i || (done[j] && vars_[j] != vars_[i])) continue;
-                if (vars_[j] == vars_[i] || !s.remove(vars_[j], value)) return PropStatus::Fail;
+                if (vars_[j] == vars_[i]) return PropStatus::Fail;
+                // Outside the other's word bounds: nothing to remove, no call into the store (golomb:
+                // most removals).
+                if (Word lo = 0, hi = 0;
+                    value_fits && s.word_bounds(vars_[j], lo, hi) && (word < lo || word > hi))
+                    continue;
+                if (!s.remove(vars_[j], value)) return PropStatus::Fail;
             }
         }
     }

@@ -66,14 +66,17 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     const Word constant = *word_constant_;
     const std::size_t n = terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
-    std::vector<Word>& lo = scratch_lo_;
-    std::vector<Word>& hi = scratch_hi_;
-    lo.resize(n);
-    hi.resize(n);
+    scratch_lo_.resize(n);
+    scratch_hi_.resize(n);
+    // Plain pointers held in registers: through the members they were reloaded after every store call.
+    Word* const lo = scratch_lo_.data();
+    Word* const hi = scratch_hi_.data();
+    const Word* const coefficients = word_coefficients_.data();
+    const LinearTerm* const terms = terms_.data();
     const auto load = [&](std::size_t i) {
         Word x = 0, y = 0;
-        const Word c = word_coefficients_[i];
-        if (!read_word(s.min(terms_[i].var), x) || !read_word(s.max(terms_[i].var), y)) return false;
+        const Word c = coefficients[i];
+        if (!s.word_bounds(terms[i].var, x, y)) return false;
         if (c < 0) std::swap(x, y);
         return multiply_word(c, x, lo[i]) && multiply_word(c, y, hi[i]);
     };
@@ -85,7 +88,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     // coefficient * x <= bound (at_most) or >= bound; reloads the term and the sums. Nothing when a
     // step does not fit a word, else whether the variable kept a value.
     const auto narrow = [&](std::size_t i, Word bound, bool at_most) -> std::optional<bool> {
-        const Word c = word_coefficients_[i];
+        const Word c = coefficients[i];
         const bool upper = (c > 0) == at_most; // which bound of x moves
         Word v = bound;                        // unit coefficients (most terms) need no division
         const bool computed = c == 1               ? true
@@ -93,20 +96,24 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
                               : at_most == (c > 0) ? floor_div_word(bound, c, v)
                                                    : ceil_div_word(bound, c, v);
         if (!computed) return std::nullopt;
-        const VarId x = terms_[i].var;
-        if (!(upper ? s.set_max(x, Integer(v)) : s.set_min(x, Integer(v)))) return false;
+        const VarId x = terms[i].var;
+        if (!(upper ? s.set_max_word(x, v) : s.set_min_word(x, v))) return false;
         if (!subtract_word(sum_lo, lo[i], sum_lo) || !subtract_word(sum_hi, hi[i], sum_hi) || !load(i) ||
             !add_word(sum_lo, lo[i], sum_lo) || !add_word(sum_hi, hi[i], sum_hi))
             return std::nullopt;
         return true;
     };
+    // The passes alternate: sum <= constant lowers maxima (sum_hi moves), sum >= constant raises minima
+    // (sum_lo moves). With distinct variables a pass reads only the sum the other one moves, so once a
+    // pass after the first two changes nothing, the next one would find what it found last time: the
+    // fixpoint is reached (golomb: a third of the passes were such repeats).
     int rounds = 0;
-    for (bool changed = true; changed; ++rounds) {
+    for (;; ++rounds) {
         if (rounds == kRoundsPerRun) { // creeping: continue in a later run, after a limit check
             s.reschedule_running();
             return PropStatus::Ok;
         }
-        changed = false;
+        bool at_most_changed = false;
         if (sum_lo > constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum <= constant: hi[i] <= constant - (sum_lo - lo[i])
             Word others = 0, cap = 0;
@@ -116,9 +123,11 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             const std::optional<bool> kept = narrow(i, cap, true);
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
-            changed = true;
+            at_most_changed = true;
         }
         if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
+        if (distinct_vars_ && rounds > 0 && !at_most_changed) break;
+        bool at_least_changed = false;
         if (sum_hi < constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum >= constant: lo[i] >= constant - (sum_hi - hi[i])
             Word others = 0, floor = 0;
@@ -128,8 +137,9 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             const std::optional<bool> kept = narrow(i, floor, false);
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
-            changed = true;
+            at_least_changed = true;
         }
+        if (!at_least_changed && (distinct_vars_ || !at_most_changed)) break;
     }
     if (relation_ == LinearRelation::Le) return sum_hi <= constant ? PropStatus::Subsumed : PropStatus::Ok;
     return sum_lo == sum_hi ? (sum_lo == constant ? PropStatus::Subsumed : PropStatus::Fail) : PropStatus::Ok;
