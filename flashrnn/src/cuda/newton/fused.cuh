@@ -335,9 +335,17 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                                   __float_as_uint(finite ? residual_max : 0.0f), true);
             }
 
+            // fp32 states leave through this tile's input buffer (read for the last time): 16-byte
+            // accesses; the next tile's copy into it follows the __syncwarp at the loop's top.
+            static_assert(S <= G, "a state per gate slot");
 #pragma unroll
-            for (int k = 0; k < S; ++k)
-                scan::store_chunk<T, E, A>(p.states + k * plane + row, start, length, h[k], staging);
+            for (int k = 0; k < S; ++k) {
+                if constexpr (sizeof(T) == 4)
+                    inputs.store(input_buffer, k, p.states + k * plane + row,
+                                 tile * kTile + warp * scan::kWarpSize * E, length, h[k]);
+                else
+                    scan::store_chunk<T, E, A>(p.states + k * plane + row, start, length, h[k], staging);
+            }
             if (p.last_state && start <= length - 1 && length - 1 < start + E)
 #pragma unroll
                 for (int e = 0; e < E; ++e)

@@ -5,7 +5,8 @@
 // the next one's); a buffer holds, per gate, the warp's span of 32 E elements as 32-bit words (two
 // 16-bit elements to a word) in memory order, with 4 words of padding after every 32, so that the
 // lane-strided copies and each thread's chunk, read back as 16-byte loads, are free of bank conflicts
-// (the layout of scan::WarpStaging's packed words).
+// (the layout of scan::WarpStaging's packed words). Aligned spans are copied as 16-byte packets, and
+// fp32 states leave through a buffer whose inputs are read: 16-byte shared and global stores.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -29,10 +30,19 @@ template <class T, int E, int G> struct InputStaging {
     static __device__ __forceinline__ int strided(int j, int lane) {
         return j * (scan::kWarpSize + 4) + lane;
     }
-    static __device__ __forceinline__ int chunk_start(int lane) {
-        const auto word = static_cast<unsigned>(lane * kWordsPerChunk);
-        return static_cast<int>(word + 4 * (word / scan::kWarpSize));
+    static __device__ __forceinline__ int padded(int word) {
+        return static_cast<int>(static_cast<unsigned>(word) +
+                                4 * (static_cast<unsigned>(word) / scan::kWarpSize));
     }
+    static __device__ __forceinline__ int chunk_start(int lane) { return padded(lane * kWordsPerChunk); }
+    // A span as 16-byte packets (4 words, never across a padding), packet j * 32 + lane to a lane: a
+    // quarter of the instructions of 4-byte words (the kernel is instruction-bound). None where a
+    // thread's chunk is not whole packets (16-bit elements, E = 4).
+    static constexpr int kPacketsPerLane = kWordsPerChunk % 4 == 0 ? kWordsPerChunk / 4 : 0;
+    // Packet j of the lane: its words 4 (j * 32 + lane) + [0, 4) in the span, after the padding of the
+    // 4 j rows of 32 words before it and the lane's own.
+    static constexpr int kPacketStride = 4 * (scan::kWarpSize + 4);
+    static __device__ __forceinline__ int packet_start(int lane) { return padded(4 * lane); }
     __device__ __forceinline__ std::uint32_t* span_of(int buffer, int gate) const {
         return words + (buffer * G + gate) * kPaddedWordsPerSpan;
     }
@@ -47,8 +57,15 @@ template <class T, int E, int G> struct InputStaging {
         for (int g = 0; g < G; ++g) {
             const T* row = rows + g * plane;
             std::uint32_t* to = span_of(buffer, g);
-            if (span + scan::kWarpSize * E <= length &&
-                (reinterpret_cast<std::uintptr_t>(row + span) & 3) == 0) {
+            const bool whole = span + scan::kWarpSize * E <= length;
+            const auto address = reinterpret_cast<std::uintptr_t>(row + span);
+            if (kPacketsPerLane > 0 && whole && (address & 15) == 0) {
+                const auto* from = reinterpret_cast<const std::uint32_t*>(row + span) + 4 * lane;
+                std::uint32_t* into = to + packet_start(lane);
+#pragma unroll
+                for (int j = 0; j < kPacketsPerLane; ++j)
+                    __pipeline_memcpy_async(into + j * kPacketStride, from + j * 4 * scan::kWarpSize, 16);
+            } else if (whole && (address & 3) == 0) {
                 const auto* from = reinterpret_cast<const std::uint32_t*>(row + span) + lane;
 #pragma unroll
                 for (int j = 0; j < kWordsPerChunk; ++j)
@@ -77,6 +94,38 @@ template <class T, int E, int G> struct InputStaging {
     static __device__ __forceinline__ void wait_for_previous_fill() {
         __pipeline_wait_prior(1);
         __syncwarp();
+    }
+
+    // Writes the thread's E fp32 values (memory order) to elements [span, span + 32 E) of `row`, those
+    // before `length`, through slot `slot` (a gate's span) of `buffer`, which every lane has finished
+    // reading: the transposition of scan::store_chunk with 16-byte shared and global accesses. Every
+    // lane of the warp calls it.
+    __device__ __forceinline__ void store(int buffer, int slot, float* row, std::int64_t span,
+                                          std::int64_t length, const float (&values)[E]) const
+        requires(sizeof(T) == 4) {
+        const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
+        std::uint32_t* words = span_of(buffer, slot);
+        __syncwarp(); // every lane has read the slot's inputs
+#pragma unroll
+        for (int k = 0; k < E; k += 4)
+            *reinterpret_cast<float4*>(words + chunk_start(lane) + k) =
+                make_float4(values[k], values[k + 1], values[k + 2], values[k + 3]);
+        __syncwarp();
+        if (span + scan::kWarpSize * E <= length &&
+            (reinterpret_cast<std::uintptr_t>(row + span) & 15) == 0) {
+            const std::uint32_t* from = words + packet_start(lane);
+            float* into = row + span + 4 * lane;
+#pragma unroll
+            for (int j = 0; j < kPacketsPerLane; ++j)
+                *reinterpret_cast<float4*>(into + j * 4 * scan::kWarpSize) =
+                    *reinterpret_cast<const float4*>(from + j * kPacketStride);
+        } else {
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const std::int64_t i = span + j * scan::kWarpSize + lane;
+                if (i < length) row[i] = __uint_as_float(words[strided(j, lane)]);
+            }
+        }
     }
 
     // The thread's chunk of gate g from `buffer`, as fp32 values in memory order.
