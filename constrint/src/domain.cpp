@@ -9,11 +9,12 @@ namespace {
 
 // The hot narrowings test the congruence and store bounds through these: a cpp_int compared with 1 or
 // copied is an out-of-line call (the copy a memcpy as well), which showed in golomb's profile.
-bool is_one(const Integer& v) {
+// Inlined: called once or twice in every narrowing, where the calls themselves showed (golomb: 2.6%).
+[[gnu::always_inline]] inline bool is_one(const Integer& v) {
     Word w = 0;
     return read_word(v, w) && w == 1;
 }
-void assign_bound(Integer& bound, const Integer& v) {
+[[gnu::always_inline]] inline void assign_bound(Integer& bound, const Integer& v) {
     if (Word w = 0; read_word(v, w)) {
         bound = w; // a word is stored in place, no limbs copied
     } else {
@@ -124,10 +125,17 @@ void Domain::assign(const Integer& v) {
     residue_ = 0;
 }
 
-void Domain::assign_range(std::int64_t lo, std::int64_t hi) {
-    intervals_.resize(1);
-    intervals_[0].lo = lo; // from a machine word: no limb buffer copied
-    intervals_[0].hi = hi;
+void Domain::assign_word_intervals(const std::int64_t* bounds, std::size_t count) {
+    intervals_.resize(count);
+    // A bound that holds its value already is left alone: most restores undo one changed interval,
+    // and a word assigned to an Integer is an out-of-line resize of its limbs.
+    const auto restore = [](Integer& bound, std::int64_t value) {
+        if (Word now = 0; !read_word(bound, now) || now != value) bound = value;
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        restore(intervals_[i].lo, bounds[2 * i]);
+        restore(intervals_[i].hi, bounds[2 * i + 1]);
+    }
     modulus_ = 1;
     residue_ = 0;
 }

@@ -40,12 +40,6 @@ int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
     return id;
 }
 
-void Store::schedule(int p) {
-    if (queued_[p] || !active_[p]) return;
-    queued_[p] = true;
-    queue_.push_back(p);
-}
-
 void Store::save(VarId x) {
     VarState& v = vars_[x];
     if (levels_.empty() || v.saved_epoch == epoch_) return; // nothing to restore at the root
@@ -54,11 +48,16 @@ void Store::save(VarId x) {
     entry.var = x;
     entry.old_epoch = v.saved_epoch;
     Word modulus = 0;
-    entry.range =
-        v.bounds_fit && v.dom.intervals().size() == 1 && read_word(v.dom.modulus(), modulus) && modulus == 1;
-    if (entry.range) {
-        entry.min_word = v.min_word;
-        entry.max_word = v.max_word;
+    entry.as_words = v.bounds_fit && read_word(v.dom.modulus(), modulus) && modulus == 1;
+    if (entry.as_words) {
+        // Every interval bound lies within [min_word, max_word]: all are words.
+        const std::vector<Interval>& intervals = v.dom.intervals();
+        entry.words.resize(2 * intervals.size());
+        Word* out = entry.words.data();
+        for (const Interval& iv : intervals) {
+            read_word(iv.lo, *out++);
+            read_word(iv.hi, *out++);
+        }
     } else {
         entry.old = v.dom;
     }
@@ -302,10 +301,10 @@ void Store::pop_level() {
     while (trail_size_ > level.trail_size) {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
-        if (entry.range) {
-            v.dom.assign_range(entry.min_word, entry.max_word);
-            v.min_word = entry.min_word;
-            v.max_word = entry.max_word;
+        if (entry.as_words) {
+            v.dom.assign_word_intervals(entry.words.data(), entry.words.size() / 2);
+            v.min_word = entry.words.front();
+            v.max_word = entry.words.back();
             v.bounds_fit = true;
         } else {
             std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
