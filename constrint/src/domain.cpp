@@ -161,6 +161,80 @@ bool Domain::restrict_min(const Integer& lo) {
     return true;
 }
 
+void Domain::restrict_min_inside(std::int64_t lo) {
+    // Every interval bound is a word here, so read_word succeeds; intervals ending below lo go.
+    std::size_t first = 0;
+    for (Word end = 0; read_word(intervals_[first].hi, end) && end < lo;)
+        ++first;
+    intervals_.erase(intervals_.begin(), intervals_.begin() + static_cast<std::ptrdiff_t>(first));
+    Integer& front = intervals_.front().lo;
+    if (Word start = 0; read_word(front, start) && start < lo) {
+        if (is_one(modulus_))
+            front = lo;
+        else
+            front = round_up(Integer(lo), modulus_, residue_);
+    }
+    if (fixed()) modulus_ = 1, residue_ = 0;
+}
+
+namespace {
+// The interval that may hold v (the last one starting at or below v), for a domain of word bounds
+// with min() <= v.
+std::vector<Interval>::const_iterator interval_at_most(const std::vector<Interval>& intervals, Word v) {
+    const auto after =
+        std::upper_bound(intervals.begin(), intervals.end(), v, [](Word x, const Interval& iv) {
+            Word start = 0;
+            return read_word(iv.lo, start) && x < start;
+        });
+    return std::prev(after);
+}
+} // namespace
+
+bool Domain::contains_inside(std::int64_t v) const {
+    if (!is_one(modulus_)) return contains(Integer(v));
+    Word end = 0;
+    return read_word(interval_at_most(intervals_, v)->hi, end) && v <= end;
+}
+
+void Domain::remove_inside(std::int64_t v) {
+    if (!is_one(modulus_)) {
+        remove(Integer(v));
+        return;
+    }
+    const auto it = intervals_.begin() + (interval_at_most(intervals_, v) - intervals_.begin());
+    Word start = 0, end = 0;
+    read_word(it->lo, start);
+    read_word(it->hi, end);
+    // v lies strictly inside a word range here, so v - 1 and v + 1 are words where they are stored.
+    if (start == v && end == v) {
+        intervals_.erase(it);
+    } else if (start == v) {
+        it->lo = v + 1;
+    } else if (end == v) {
+        it->hi = v - 1;
+    } else {
+        Interval upper{Integer(v + 1), std::move(it->hi)};
+        it->hi = v - 1;
+        intervals_.insert(std::next(it), std::move(upper));
+    }
+    if (fixed()) modulus_ = 1, residue_ = 0;
+}
+
+void Domain::restrict_max_inside(std::int64_t hi) {
+    std::size_t last = intervals_.size();
+    for (Word start = 0; read_word(intervals_[last - 1].lo, start) && start > hi;)
+        --last;
+    intervals_.resize(last);
+    Integer& back = intervals_.back().hi;
+    if (Word end = 0; read_word(back, end) && end > hi) {
+        if (is_one(modulus_))
+            back = hi;
+        else
+            back = round_down(Integer(hi), modulus_, residue_);
+    }
+    if (fixed()) modulus_ = 1, residue_ = 0;
+}
+
 bool Domain::restrict_max(const Integer& hi) {
     if (intervals_.empty() || compare(hi, max()) >= 0) return false;
     if (compare(hi, min()) < 0) {

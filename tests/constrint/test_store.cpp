@@ -179,6 +179,10 @@ TEST_CASE("store narrowing and trail at the 64-bit boundaries: word bounds, word
         Domain::values({two62 - 3, two62 - 1, two62, two62 + 2}),
         Domain::values({kWordMax - 2, kWordMax, kWordMax + 2}),
         Domain::values({kWordMin - 2, kWordMin, kWordMin + 2}),
+        // A hole and intervals long enough that the probes fall inside them (a removal splits one).
+        Domain::values(
+            {kWordMax - 8, kWordMax - 7, kWordMax - 6, kWordMax - 3, kWordMax - 2, kWordMax - 1, kWordMax}),
+        Domain::values({kWordMin, kWordMin + 1, kWordMin + 2, kWordMin + 3, kWordMin + 6, kWordMin + 7}),
     };
     for (const Domain& start : starts) {
         Domain with_congruence = start;

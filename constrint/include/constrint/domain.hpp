@@ -54,6 +54,15 @@ class Domain {
     bool restrict_min(const Integer& lo);
     bool restrict_max(const Integer& hi);
     bool remove(const Integer& v);
+    // restrict_min(lo) with min() < lo <= max(), restrict_max(hi) with min() <= hi < max(), for a domain
+    // whose bounds are words (then so is every interval bound): compares words and builds no Integer
+    // without a congruence (the store's word paths, golomb's most frequent narrowing).
+    void restrict_min_inside(std::int64_t lo);
+    void restrict_max_inside(std::int64_t hi);
+    // contains(v) and remove(v) for a domain whose bounds are words, v between them; remove_inside
+    // wants a member and a domain not fixed. The same, in words (all_different's removals).
+    bool contains_inside(std::int64_t v) const;
+    void remove_inside(std::int64_t v);
     bool remove_range(const Integer& lo, const Integer& hi);
     bool intersect(const Domain& other);
     bool restrict_congruence(const Integer& modulus, const Integer& residue);

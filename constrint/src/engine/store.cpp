@@ -138,7 +138,7 @@ bool Store::set_min_word(VarId x, Word lo) {
     if (lo <= v.min_word) return true;
     if (lo > v.max_word) return false;
     save(x);
-    v.dom.restrict_min(Integer(lo));
+    v.dom.restrict_min_inside(lo);
     refresh_bounds(v); // the new bounds lie within the old ones: they fit
     changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
     return true;
@@ -150,7 +150,7 @@ bool Store::set_max_word(VarId x, Word hi) {
     if (hi >= v.max_word) return true;
     if (hi < v.min_word) return false;
     save(x);
-    v.dom.restrict_max(Integer(hi));
+    v.dom.restrict_max_inside(hi);
     refresh_bounds(v);
     changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
     return true;
@@ -176,20 +176,25 @@ bool Store::remove(VarId x, const Integer& value) {
     VarState& v = vars_[x];
     Domain& d = v.dom;
     bool at_bound = false;
-    if (Word w = 0; v.bounds_fit && read_word(value, w)) {
+    Word w = 0;
+    const bool in_words = v.bounds_fit && read_word(value, w);
+    if (in_words) {
         // Bounds are members (canonical form), so most answers need no search of the intervals
         // (all_different removes each fixed value from every other variable).
         if (w < v.min_word || w > v.max_word) return true;
         if (v.min_word == v.max_word) return false; // value is the only one left
         at_bound = w == v.min_word || w == v.max_word;
-        if (!at_bound && !d.contains(value)) return true;
+        if (!at_bound && !d.contains_inside(w)) return true;
     } else {
         if (!d.contains(value)) return true;
         if (d.fixed()) return false;
         at_bound = compare(value, d.min()) == 0 || compare(value, d.max()) == 0;
     }
     save(x);
-    d.remove(value);
+    if (in_words)
+        d.remove_inside(w);
+    else
+        d.remove(value);
     refresh_bounds(v);
     changed(x, fixed(x) ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
     return true;
