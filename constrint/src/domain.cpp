@@ -16,7 +16,7 @@ namespace {
 }
 [[gnu::always_inline]] inline void assign_bound(Integer& bound, const Integer& v) {
     if (Word w = 0; read_word(v, w)) {
-        bound = w; // a word is stored in place, no limbs copied
+        write_word(bound, w); // a word is stored in place, no limbs copied
     } else {
         bound = v;
     }
@@ -130,7 +130,7 @@ void Domain::assign_word_intervals(const std::int64_t* bounds, std::size_t count
     // A bound that holds its value already is left alone: most restores undo one changed interval,
     // and a word assigned to an Integer is an out-of-line resize of its limbs.
     const auto restore = [](Integer& bound, std::int64_t value) {
-        if (Word now = 0; !read_word(bound, now) || now != value) bound = value;
+        if (Word now = 0; !read_word(bound, now) || now != value) write_word(bound, value);
     };
     for (std::size_t i = 0; i < count; ++i) {
         restore(intervals_[i].lo, bounds[2 * i]);
@@ -170,7 +170,7 @@ void Domain::restrict_min_inside(std::int64_t lo) {
     Integer& front = intervals_.front().lo;
     if (Word start = 0; read_word(front, start) && start < lo) {
         if (is_one(modulus_))
-            front = lo;
+            write_word(front, lo);
         else
             front = round_up(Integer(lo), modulus_, residue_);
     }
@@ -209,12 +209,12 @@ void Domain::remove_inside(std::int64_t v) {
     if (start == v && end == v) {
         intervals_.erase(it);
     } else if (start == v) {
-        it->lo = v + 1;
+        write_word(it->lo, v + 1);
     } else if (end == v) {
-        it->hi = v - 1;
+        write_word(it->hi, v - 1);
     } else {
         Interval upper{Integer(v + 1), std::move(it->hi)};
-        it->hi = v - 1;
+        write_word(it->hi, v - 1);
         intervals_.insert(std::next(it), std::move(upper));
     }
     if (fixed()) modulus_ = 1, residue_ = 0;
@@ -228,7 +228,7 @@ void Domain::restrict_max_inside(std::int64_t hi) {
     Integer& back = intervals_.back().hi;
     if (Word end = 0; read_word(back, end) && end > hi) {
         if (is_one(modulus_))
-            back = hi;
+            write_word(back, hi);
         else
             back = round_down(Integer(hi), modulus_, residue_);
     }
