@@ -28,6 +28,18 @@ using Word = std::int64_t;
     return true;
 }
 
+// target = w, writing the limb in place when target holds one limb already (the domains' word paths:
+// an Integer assigned a word calls the out-of-line resize of its limb buffer, which showed in golomb).
+[[gnu::always_inline]] inline void write_word(Integer& target, Word w) {
+    auto& backend = target.backend();
+    if (backend.size() != 1) {
+        target = w;
+        return;
+    }
+    backend.limbs()[0] = w < 0 ? 0 - static_cast<std::uint64_t>(w) : static_cast<std::uint64_t>(w);
+    if (backend.sign() != (w < 0)) backend.negate(); // negate() keeps zero non-negative
+}
+
 [[gnu::always_inline]] inline bool add_word(Word a, Word b, Word& out) {
     return !__builtin_add_overflow(a, b, &out);
 }

@@ -58,6 +58,21 @@ TEST_CASE("machine word: read_word takes exactly the values in [-2^63, 2^63 - 1]
     }
 }
 
+TEST_CASE("machine word: write_word stores every word into an Integer of any size and sign") {
+    for (const Integer& before : boundary_values()) {
+        for (const Integer& v : boundary_values()) {
+            Word w = 0;
+            if (!read_word(v, w)) continue;
+            Integer target = before;
+            write_word(target, w);
+            const std::string what = to_string(before) + " <- " + to_string(v);
+            CHECK_MESSAGE(target == v, what);
+            CHECK_MESSAGE(target.sign() == (w > 0) - (w < 0), what);
+            CHECK_MESSAGE(to_string(target) == to_string(v), what);
+        }
+    }
+}
+
 TEST_CASE("machine word: +, -, * and floor/ceil division answer false exactly when the result does not fit") {
     std::vector<Word> words;
     for (const Integer& v : boundary_values()) {

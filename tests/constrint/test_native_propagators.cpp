@@ -81,6 +81,30 @@ TEST_CASE("native propagators: linear equality, inequality, disequality") {
             s.add_propagator(std::make_unique<Linear>(terms, LinearRelation::Eq, Integer(2)));
         },
         {100, 4});
+    // The gcd of the coefficients (2) divides the constant or not; the rule is for equalities only.
+    for (const int constant : {2, 3}) {
+        for (const LinearRelation relation : {LinearRelation::Eq, LinearRelation::Le}) {
+            check_native_propagator(
+                "2x + 4y ==/<= " + std::to_string(constant), 2, kSmall,
+                [constant, relation](const Assignment& a) {
+                    const Integer sum = 2 * v(a, 0) + 4 * v(a, 1);
+                    return relation == LinearRelation::Eq ? sum == constant : sum <= constant;
+                },
+                [constant, relation](Store& s, const std::vector<VarId>& x) {
+                    s.add_propagator(std::make_unique<Linear>(std::vector<LinearTerm>{{2, x[0]}, {4, x[1]}},
+                                                              relation, Integer(constant)));
+                },
+                {100, static_cast<std::uint64_t>(10 + constant)});
+        }
+    }
+    // Over a huge range the equality 2x + 4y == 3 fails at once, without bounds creeping to it.
+    Store store;
+    const VarId x = store.new_var(Domain::range(-(Integer(1) << 62), Integer(1) << 62));
+    const VarId y = store.new_var(Domain::range(-(Integer(1) << 62), Integer(1) << 62));
+    store.add_propagator(
+        std::make_unique<Linear>(std::vector<LinearTerm>{{2, x}, {4, y}}, LinearRelation::Eq, Integer(3)));
+    CHECK_FALSE(store.propagate());
+    CHECK(store.propagations() == 1);
 }
 
 // The word path stops as soon as a pass changes nothing (distinct variables). At the fixpoint of the
@@ -211,6 +235,16 @@ TEST_CASE("native propagators: all_different") {
         [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
     check_native_propagator(
         "all_different of 3 on [-2^63, -2^63 + 2]", 3, {bottom, bottom + 1, bottom + 2}, distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    // Every value a word: the pigeonhole test in words, at the top of a word and across the whole
+    // range (its hull, 2^64 values, is one more than a word can count).
+    const Integer word_max = top + 1;
+    check_native_propagator(
+        "all_different of 3 on [2^63 - 3, 2^63 - 1]", 3, {word_max - 2, word_max - 1, word_max}, distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    check_native_propagator(
+        "all_different of 3 on {-2^63, -2^63 + 1, 2^63 - 2, 2^63 - 1}", 3,
+        {bottom, bottom + 1, word_max - 1, word_max}, distinct,
         [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
 }
 

@@ -47,6 +47,31 @@ TEST_CASE("store trail: reused entries restore each domain exactly") {
     CHECK(store.dom(x) == x_before);
     CHECK(store.dom(y) == y_before);
 
+    // The same entries saving interval bounds of words, then Integers beyond a word, then words again.
+    const Integer beyond = Integer(1) << 70;
+    const VarId big = store.new_var(Domain::values({beyond, beyond + 2, beyond + 4}));
+    const Domain big_before = store.dom(big);
+    for (int round = 0; round < 2; ++round) {
+        store.push_level();
+        REQUIRE(store.remove(big, beyond + 2));
+        REQUIRE(store.remove(x, 7));
+        REQUIRE(store.set_min(y, 3));
+        store.pop_level();
+        CHECK(store.dom(big) == big_before);
+        CHECK(store.dom(x) == x_before);
+        CHECK(store.dom(y) == y_before);
+        store.push_level();
+        REQUIRE(store.remove(x, 3));
+        REQUIRE(store.remove(big, beyond));
+        store.push_level();
+        REQUIRE(store.set_max(x, 5));
+        store.pop_level();
+        CHECK(store.dom(x) == Domain::values({1, 5, 7, 9, 11}));
+        store.pop_level();
+        CHECK(store.dom(x) == x_before);
+        CHECK(store.dom(big) == big_before);
+    }
+
     // The entries now hold x's and y's old buffers; save y first this time, then x twice deeper.
     store.push_level();
     REQUIRE(store.assign(y, 7));
@@ -148,6 +173,16 @@ TEST_CASE("store narrowing and trail at the 64-bit boundaries: word bounds, word
         Domain::range(kWordMin - 3, kWordMin + 1), // nor the minimum
         Domain::values({kWordMin, 0, kWordMax}),
         Domain::single(kWordMax),
+        // Holes next to the ends of a word (saved as interval bounds), and beyond them (saved as a copy).
+        Domain::values({kWordMax - 6, kWordMax - 5, kWordMax - 3, kWordMax - 1, kWordMax}),
+        Domain::values({kWordMin, kWordMin + 2, kWordMin + 3, kWordMin + 5}),
+        Domain::values({two62 - 3, two62 - 1, two62, two62 + 2}),
+        Domain::values({kWordMax - 2, kWordMax, kWordMax + 2}),
+        Domain::values({kWordMin - 2, kWordMin, kWordMin + 2}),
+        // A hole and intervals long enough that the probes fall inside them (a removal splits one).
+        Domain::values(
+            {kWordMax - 8, kWordMax - 7, kWordMax - 6, kWordMax - 3, kWordMax - 2, kWordMax - 1, kWordMax}),
+        Domain::values({kWordMin, kWordMin + 1, kWordMin + 2, kWordMin + 3, kWordMin + 6, kWordMin + 7}),
     };
     for (const Domain& start : starts) {
         Domain with_congruence = start;

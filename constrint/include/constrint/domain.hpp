@@ -3,6 +3,7 @@
 
 #include "constrint/integer.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +31,9 @@ class Domain {
     static Domain single(const Integer& value) { return range(value, value); }
 
     bool empty() const { return intervals_.empty(); }
-    bool fixed() const { return intervals_.size() == 1 && compare(intervals_[0].lo, intervals_[0].hi) == 0; }
+    [[gnu::always_inline]] bool fixed() const {
+        return intervals_.size() == 1 && compare(intervals_[0].lo, intervals_[0].hi) == 0;
+    }
     const Integer& min() const { return intervals_.front().lo; }
     const Integer& max() const { return intervals_.back().hi; }
     const Integer& value() const { return intervals_.front().lo; } // when fixed()
@@ -43,13 +46,23 @@ class Domain {
     // Only v is left (v must be a member): equal to single(v), but reuses the storage (the search
     // fixes variables at every node, where allocating a fresh domain showed in profiles).
     void assign(const Integer& v);
-    // Becomes the range [lo, hi] (lo <= hi), reusing the storage: the store's trail restores a range
-    // domain from its two bounds, which costs less than copying the domain when it is saved.
-    void assign_range(std::int64_t lo, std::int64_t hi);
+    // Becomes the union of the intervals [bounds[2k], bounds[2k + 1]] (canonical: sorted, separated by
+    // gaps; modulus 1), reusing the storage: the store's trail saves a domain of words as its interval
+    // bounds, which costs less than copying its Integers and back (golomb: a tenth of the run).
+    void assign_word_intervals(const std::int64_t* bounds, std::size_t count);
     // Narrowing operations; each returns true when the domain changed.
     bool restrict_min(const Integer& lo);
     bool restrict_max(const Integer& hi);
     bool remove(const Integer& v);
+    // restrict_min(lo) with min() < lo <= max(), restrict_max(hi) with min() <= hi < max(), for a domain
+    // whose bounds are words (then so is every interval bound): compares words and builds no Integer
+    // without a congruence (the store's word paths, golomb's most frequent narrowing).
+    void restrict_min_inside(std::int64_t lo);
+    void restrict_max_inside(std::int64_t hi);
+    // contains(v) and remove(v) for a domain whose bounds are words, v between them; remove_inside
+    // wants a member and a domain not fixed. The same, in words (all_different's removals).
+    bool contains_inside(std::int64_t v) const;
+    void remove_inside(std::int64_t v);
     bool remove_range(const Integer& lo, const Integer& hi);
     bool intersect(const Domain& other);
     bool restrict_congruence(const Integer& modulus, const Integer& residue);

@@ -40,12 +40,6 @@ int Store::add_propagator(std::unique_ptr<Propagator> propagator) {
     return id;
 }
 
-void Store::schedule(int p) {
-    if (queued_[p] || !active_[p]) return;
-    queued_[p] = true;
-    queue_.push_back(p);
-}
-
 void Store::save(VarId x) {
     VarState& v = vars_[x];
     if (levels_.empty() || v.saved_epoch == epoch_) return; // nothing to restore at the root
@@ -54,11 +48,16 @@ void Store::save(VarId x) {
     entry.var = x;
     entry.old_epoch = v.saved_epoch;
     Word modulus = 0;
-    entry.range =
-        v.bounds_fit && v.dom.intervals().size() == 1 && read_word(v.dom.modulus(), modulus) && modulus == 1;
-    if (entry.range) {
-        entry.min_word = v.min_word;
-        entry.max_word = v.max_word;
+    entry.as_words = v.bounds_fit && read_word(v.dom.modulus(), modulus) && modulus == 1;
+    if (entry.as_words) {
+        // Every interval bound lies within [min_word, max_word]: all are words.
+        const std::vector<Interval>& intervals = v.dom.intervals();
+        entry.words.resize(2 * intervals.size());
+        Word* out = entry.words.data();
+        for (const Interval& iv : intervals) {
+            read_word(iv.lo, *out++);
+            read_word(iv.hi, *out++);
+        }
     } else {
         entry.old = v.dom;
     }
@@ -139,7 +138,7 @@ bool Store::set_min_word(VarId x, Word lo) {
     if (lo <= v.min_word) return true;
     if (lo > v.max_word) return false;
     save(x);
-    v.dom.restrict_min(Integer(lo));
+    v.dom.restrict_min_inside(lo);
     refresh_bounds(v); // the new bounds lie within the old ones: they fit
     changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
     return true;
@@ -151,7 +150,7 @@ bool Store::set_max_word(VarId x, Word hi) {
     if (hi >= v.max_word) return true;
     if (hi < v.min_word) return false;
     save(x);
-    v.dom.restrict_max(Integer(hi));
+    v.dom.restrict_max_inside(hi);
     refresh_bounds(v);
     changed(x, v.min_word == v.max_word ? Event::Fixed : Event::Bounds);
     return true;
@@ -177,20 +176,25 @@ bool Store::remove(VarId x, const Integer& value) {
     VarState& v = vars_[x];
     Domain& d = v.dom;
     bool at_bound = false;
-    if (Word w = 0; v.bounds_fit && read_word(value, w)) {
+    Word w = 0;
+    const bool in_words = v.bounds_fit && read_word(value, w);
+    if (in_words) {
         // Bounds are members (canonical form), so most answers need no search of the intervals
         // (all_different removes each fixed value from every other variable).
         if (w < v.min_word || w > v.max_word) return true;
         if (v.min_word == v.max_word) return false; // value is the only one left
         at_bound = w == v.min_word || w == v.max_word;
-        if (!at_bound && !d.contains(value)) return true;
+        if (!at_bound && !d.contains_inside(w)) return true;
     } else {
         if (!d.contains(value)) return true;
         if (d.fixed()) return false;
         at_bound = compare(value, d.min()) == 0 || compare(value, d.max()) == 0;
     }
     save(x);
-    d.remove(value);
+    if (in_words)
+        d.remove_inside(w);
+    else
+        d.remove(value);
     refresh_bounds(v);
     changed(x, fixed(x) ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
     return true;
@@ -302,10 +306,10 @@ void Store::pop_level() {
     while (trail_size_ > level.trail_size) {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
-        if (entry.range) {
-            v.dom.assign_range(entry.min_word, entry.max_word);
-            v.min_word = entry.min_word;
-            v.max_word = entry.max_word;
+        if (entry.as_words) {
+            v.dom.assign_word_intervals(entry.words.data(), entry.words.size() / 2);
+            v.min_word = entry.words.front();
+            v.max_word = entry.words.back();
             v.bounds_fit = true;
         } else {
             std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use

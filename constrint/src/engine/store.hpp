@@ -63,7 +63,11 @@ class Store {
 
     // Runs scheduled propagators until none is left (true) or a domain is empty (false).
     bool propagate();
-    void schedule(int propagator);
+    void schedule(int p) {
+        if (queued_[p] || !active_[p]) return;
+        queued_[p] = true;
+        queue_.push_back(p);
+    }
     // The running propagator stopped short of its own fixpoint (a bound that creeps by small steps
     // over a huge domain): it runs again later, and the limits are checked between its runs.
     void reschedule_running() {
@@ -126,14 +130,15 @@ class Store {
         Event event;
         std::size_t index;
     };
-    // The domain before a change: a range of words is saved as its bounds (golomb: copying whole
-    // domains into the trail and back was a seventh of the run), any other domain as a copy.
+    // The domain before a change: a domain of words without a congruence is saved as its interval
+    // bounds (golomb: copying whole domains' Integers into the trail and back was a seventh of the
+    // run), any other domain as a copy.
     struct TrailEntry {
         VarId var;
         Domain old;
         std::uint64_t old_epoch;
-        bool range = false; // old is unused: the domain was [min_word, max_word]
-        Word min_word = 0, max_word = 0;
+        bool as_words = false;   // old is unused: the domain was the intervals of word_bounds
+        std::vector<Word> words; // lo, hi of each interval; kept allocated for the entry's next use
     };
     struct Level {
         std::size_t trail_size;

@@ -43,10 +43,14 @@ bool restrict_term_at_least(Store& s, const LinearTerm& t, const Integer& bound)
 
 Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer constant)
     : terms_(std::move(terms)), relation_(relation), constant_(std::move(constant)) {
+    Integer divisor = 0;
     for (const LinearTerm& t : terms_) {
-        divisor_ = gcd(divisor_, t.coefficient);
+        divisor = gcd(divisor, t.coefficient);
         if (Word c = 0; read_word(t.coefficient, c)) word_coefficients_.push_back(c);
     }
+    no_solution_by_gcd_ = relation_ == LinearRelation::Eq && divisor > 1 && constant_ % divisor != 0;
+    scratch_lo_.resize(terms_.size());
+    scratch_hi_.resize(terms_.size());
     if (Word c = 0; word_coefficients_.size() == terms_.size() && read_word(constant_, c))
         word_constant_ = c;
     else
@@ -66,8 +70,6 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     const Word constant = *word_constant_;
     const std::size_t n = terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
-    scratch_lo_.resize(n);
-    scratch_hi_.resize(n);
     // Plain pointers held in registers: through the members they were reloaded after every store call.
     Word* const lo = scratch_lo_.data();
     Word* const hi = scratch_hi_.data();
@@ -193,7 +195,7 @@ PropStatus Linear::propagate_ne(Store& s) {
 
 PropStatus Linear::propagate(Store& s) {
     if (relation_ == LinearRelation::Ne) return propagate_ne(s);
-    if (relation_ == LinearRelation::Eq && divisor_ > 1 && constant_ % divisor_ != 0) return PropStatus::Fail;
+    if (no_solution_by_gcd_) return PropStatus::Fail;
     if (const std::optional<PropStatus> status = propagate_words(s)) return *status;
     bool changed = false;
     if (propagate_le(s, changed) == PropStatus::Fail) return PropStatus::Fail;
