@@ -1,7 +1,6 @@
 // The fused Newton forward's launch: the configuration from the scan launch model (fused_config, one of
 // kNewtonFusedDomains), one block per sequence (the grid's blocks take the sequences beyond 2^31 - 1 in
 // turn).
-#include <cuda_bf16.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include "cuda/common/device.hpp"
 #include "cuda/newton/fused.cuh"
 #include "cuda/newton/fused_launch.hpp"
+#include "cuda/newton/problem_dispatch.cuh"
 #include "cuda/scan/config_dispatch.cuh"
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/newton/passes.hpp"
@@ -21,7 +21,7 @@ void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::new
     const ScanConfig config = options.fused_config
                                   ? *options.fused_config
                                   : flashrnn::newton::fused_config(limits_of_current_device(), problem);
-    const Rows rows{problem.shape.sequences(), problem.shape.time_steps, problem.shape.units};
+    const Rows rows = rows_of(problem);
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(rows.sequences, 2147483647));
     const auto launch = [&]<class C, class T>() {
         const FusedParams<T> p{static_cast<const T*>(args.inputs.data),
@@ -55,12 +55,7 @@ void fused_forward(const flashrnn::newton::Problem& problem, const flashrnn::new
             throw ShapeError("flashrnn::newton::forward: configuration " + describe(config) +
                              " is not compiled (see kNewtonFusedDomains in scan_launch.hpp)");
     };
-    flashrnn::newton::visit_cell(problem.cell, [&]<class C>(C) {
-        if (problem.dtype == DType::bf16)
-            launch.template operator()<C, __nv_bfloat16>();
-        else
-            launch.template operator()<C, float>();
-    });
+    visit_problem(problem, launch);
 }
 
 } // namespace flashrnn::cuda::newton

@@ -1,6 +1,5 @@
 // newton::forward and newton::backward on the GPU (newton/passes.hpp): the checks, the backend, the
 // workspace's layout (one function per pass computes every offset) and the launches.
-#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include "cuda/newton/fused_backward_launch.hpp"
 #include "cuda/newton/fused_launch.hpp"
 #include "cuda/newton/kernels.cuh"
+#include "cuda/newton/problem_dispatch.cuh"
 #include "cuda/newton/reduction_launch.hpp"
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/newton/passes.hpp"
@@ -25,6 +25,8 @@ using cuda::newton::ForwardParams;
 using cuda::newton::kElementThreads;
 using cuda::newton::kSequentialThreads;
 using cuda::newton::Rows;
+using cuda::newton::rows_of;
+using cuda::newton::visit_problem;
 
 constexpr const char* kForward = "newton::forward";
 constexpr const char* kBackward = "newton::backward";
@@ -108,25 +110,11 @@ unsigned sequential_blocks(const Problem& problem) {
     return static_cast<unsigned>((problem.shape.sequences() + kSequentialThreads - 1) / kSequentialThreads);
 }
 
-Rows rows_of(const Problem& problem) {
-    return {problem.shape.sequences(), problem.shape.time_steps, problem.shape.units};
-}
-
 template <class T> const T* typed(const ConstTensorView& view) {
     return static_cast<const T*>(view.data);
 }
 template <class T> T* typed(const TensorView& view) {
     return static_cast<T*>(view.data);
-}
-
-// Calls f.template operator()<Cell, T>() for the problem's cell and storage type.
-template <class F> void visit_problem(const Problem& problem, F&& f) {
-    visit_cell(problem.cell, [&]<class C>(C) {
-        if (problem.dtype == DType::bf16)
-            f.template operator()<C, __nv_bfloat16>();
-        else
-            f.template operator()<C, float>();
-    });
 }
 
 void check_options(const std::string& call, const Options& options) {
