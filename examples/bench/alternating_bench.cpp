@@ -8,8 +8,9 @@
 // FLASHRNN_ALTERNATING_GRAPHS=0 measures its direct launches instead.
 //
 //   alternating_bench [--backend alternating|fused|both] [--dtype bf16] [--cell lstm] [--steps 1024]
-//                     [--runs 15] [--csv FILE] [--quick] [--batches 64,128,256]
-// --quick: the B = 16 shapes only; --batches: only the batch sweep (12 x 64 and 1 x 768), at these B.
+//                     [--runs 15] [--csv FILE] [--quick] [--batches 64,128,256] [--shapes NH:DH:B,...]
+// --quick: the B = 16 shapes only; --batches: only the batch sweep (12 x 64 and 1 x 768), at these B;
+// --shapes: only these heads x head size x batch (any cell's shapes, e.g. 4:192:16 for the GRU).
 // --backend both: also the automatic backend, pass by pass (what it picks and why), its times and
 // their ratio to the faster backend's.
 #include <cuda_runtime_api.h>
@@ -273,6 +274,25 @@ void measure_automatic_choice(flashrnn::Cell cell, flashrnn::DType dtype, const 
 }
 
 // "64,128,256": positive batch sizes, comma-separated.
+// "NH:DH:B,..." of --shapes, each a head count, head size and batch, all positive.
+std::vector<flashrnn::ProblemShape> parse_shapes(const std::string& text, long long steps) {
+    std::vector<flashrnn::ProblemShape> shapes;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        long long heads = 0, head_dim = 0, batch = 0;
+        char tail = 0;
+        if (std::sscanf(item.c_str(), "%lld:%lld:%lld%c", &heads, &head_dim, &batch, &tail) != 3 ||
+            heads <= 0 || head_dim <= 0 || batch <= 0)
+            throw std::invalid_argument("--shapes " + text + ": '" + item +
+                                        "' is not NH:DH:B with three positive integers");
+        shapes.push_back({steps, batch, heads, head_dim});
+        start = end + 1;
+    }
+    return shapes;
+}
+
 std::vector<long long> parse_batches(const std::string& text) {
     std::vector<long long> batches;
     std::size_t start = 0;
@@ -313,6 +333,7 @@ int main(int argc, char** argv) {
         int runs = 15;
         bool quick = false;
         std::vector<long long> batches; // --batches: only the batch sweep, at these batches
+        std::string shapes_text;        // --shapes: only these shapes
         std::string csv_path;
         for (int i = 1; i < argc; ++i) {
             const std::string arg = argv[i];
@@ -336,21 +357,26 @@ int main(int argc, char** argv) {
                 quick = true;
             else if (arg == "--batches")
                 batches = parse_batches(value());
+            else if (arg == "--shapes")
+                shapes_text = value();
             else
                 throw std::invalid_argument("unknown option " + arg);
         }
-        if (!flashrnn::cuda_device_available()) {
-            std::printf("alternating_bench: no CUDA device, nothing to measure\n");
-            return 0;
-        }
         std::vector<flashrnn::ProblemShape> shapes;
-        if (batches.empty())
+        if (!shapes_text.empty()) {
+            shapes = parse_shapes(shapes_text, steps);
+            quick = true; // no batch sweep after them
+        } else if (batches.empty())
             for (auto [nh, dh] : {std::pair{48, 16}, {24, 32}, {12, 64}, {6, 128}, {3, 256}, {1, 768}})
                 shapes.push_back({steps, 16, nh, dh});
         if (batches.empty() && !quick) batches = {2, 4, 8, 32, 64, 128, 256};
         for (long long batch : batches)
             for (auto [nh, dh] : {std::pair{12, 64}, {1, 768}})
                 shapes.push_back({steps, batch, nh, dh});
+        if (!flashrnn::cuda_device_available()) {
+            std::printf("alternating_bench: no CUDA device, nothing to measure\n");
+            return 0;
+        }
         cudaStream_t stream;
         cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
         FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
