@@ -21,7 +21,7 @@ constexpr const char* kUsage =
     "  -s          print statistics (%%%mzn-stat: lines)\n"
     "  -t MS       time limit in milliseconds\n"
     "  -f          free search: ignore the search annotations\n"
-    "  -p N        threads of the search (default 1; the same answers as one thread)\n"
+    "  -p N        threads of the search (default 1; optima as one thread, any solution first)\n"
     "  -r SEED     random seed (accepted; the search is deterministic)\n"
     "  --no-split  no search of the independent parts alone before the search\n";
 

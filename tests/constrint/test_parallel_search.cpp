@@ -1,8 +1,11 @@
 // Parallel search: with several threads the first answer, the enumeration (in order) and the optimal
 // values are those of one thread, the optimum's answer is the same for every thread count, and the
-// limits, cancellation and statistics cover every thread.
+// limits, cancellation and statistics cover every thread. With any_first_answer (FlatZinc -p N) a
+// satisfaction search returns real solutions, the same set and counts, in the threads' order.
 #include <constrint/constrint.hpp>
 #include <doctest/doctest.h>
+
+#include "flatzinc_output.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -118,6 +121,87 @@ TEST_CASE("parallel search: enumeration and first answers equal one thread's ove
         }
     }
     CHECK(with_solutions > 50);
+}
+
+TEST_CASE("parallel search: any_first_answer returns real solutions; without it the first is one thread's") {
+    std::mt19937 random(1920);
+    int with_solutions = 0;
+    for (int i = 0; i < 120; ++i) {
+        const Model m = random_model(random, false);
+        CAPTURE(write_cint(m));
+        const Result one = solve_all(m);
+        REQUIRE(one.status != Status::Unknown);
+        auto every = values_of(one);
+        std::sort(every.begin(), every.end());
+        const auto is_solution = [&](const std::vector<Integer>& v) {
+            return std::binary_search(every.begin(), every.end(), v);
+        };
+        with_solutions += every.empty() ? 0 : 1;
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            SolveOptions any = with_threads(threads);
+            any.any_first_answer = true;
+            const Result first = solve(m, any);
+            CHECK(first.status == (every.empty() ? Status::Unsatisfiable : Status::Satisfiable));
+            REQUIRE(first.solutions.size() == (every.empty() ? 0 : 1));
+            if (!every.empty()) CHECK(is_solution(first.solutions[0].values()));
+            if (threads == 1) CHECK(values_of(first) == values_of(solve(m))); // one thread: search order
+            // Three distinct solutions (or all there are), each a real one.
+            auto three = values_of(solve_all(m, 3, any));
+            CHECK(three.size() == std::min<std::size_t>(3, every.size()));
+            for (const auto& v : three)
+                CHECK(is_solution(v));
+            std::sort(three.begin(), three.end());
+            CHECK(std::adjacent_find(three.begin(), three.end()) == three.end());
+            // The enumeration: the same set and count, in any order.
+            const Result all = solve_all(m, std::nullopt, any);
+            CHECK(all.status == one.status);
+            CHECK(all.stats.solutions == one.stats.solutions);
+            auto sorted = values_of(all);
+            std::sort(sorted.begin(), sorted.end());
+            CHECK(sorted == every);
+            // Off (the default), the first answer stays one thread's.
+            CHECK(values_of(solve(m, with_threads(threads))) == values_of(solve(m)));
+        }
+    }
+    CHECK(with_solutions > 40);
+}
+
+TEST_CASE("parallel search: any_first_answer keeps limits, cancellation and optima") {
+    SolveOptions o = with_threads(2);
+    o.any_first_answer = true;
+    SUBCASE("node limit") {
+        o.node_limit = 20000;
+        const Result r = solve(pigeonhole(), o);
+        CHECK(r.status == Status::Unknown);
+        CHECK(r.stop_reason == "node limit 20000 reached");
+        CHECK(r.stats.nodes <= 20000 + 2 * 32 + 64);
+    }
+    SUBCASE("cancel flag") {
+        std::atomic<bool> cancel{false};
+        o.cancel = &cancel;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            cancel = true;
+        });
+        const auto start = std::chrono::steady_clock::now();
+        const Result r = solve_all(pigeonhole(), std::nullopt, o);
+        canceller.join();
+        CHECK(r.status == Status::Unknown);
+        CHECK(r.stop_reason == "cancelled");
+        CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 2.0);
+    }
+    SUBCASE("optimisation ignores it: the optimum's answer is one thread's") {
+        std::mt19937 random(2020);
+        for (int i = 0; i < 40; ++i) {
+            const Model m = random_model(random, true);
+            CAPTURE(write_cint(m));
+            const Result one = solve(m), r = solve(m, o);
+            CHECK(r.status == one.status);
+            if (one.status == Status::Optimal && r.status == Status::Optimal)
+                CHECK(r.solutions.back().values() == one.solutions.back().values());
+        }
+    }
 }
 
 TEST_CASE("parallel search: dynamic orders give the same solution counts") {
@@ -299,7 +383,7 @@ TEST_CASE("parallel search: statistics sum the threads'; bad thread counts are r
     }
 }
 
-TEST_CASE("parallel search: FlatZinc -p N answers as one thread") {
+TEST_CASE("parallel search: FlatZinc -p N: a real solution, the same solutions and optimum") {
     const std::string satisfy = "var 1..6: x :: output_var;\nvar 1..6: y :: output_var;\n"
                                 "var 1..6: z :: output_var;\n"
                                 "constraint int_lin_le([1, 1, 1], [x, y, z], 9);\n"
@@ -317,9 +401,15 @@ TEST_CASE("parallel search: FlatZinc -p N answers as one thread") {
     for (int threads : {2, 3}) {
         FlatZincOptions one, many;
         many.threads = threads;
-        CHECK(run(satisfy, many) == run(satisfy, one));
-        one.all_solutions = many.all_solutions = true;
-        CHECK(run(satisfy, many) == run(satisfy, one));
+        const std::vector<std::string> first = sorted_solutions(run(satisfy, many));
+        one.all_solutions = true;
+        const std::vector<std::string> every = sorted_solutions(run(satisfy, one));
+        REQUIRE(first.size() == 1);
+        CHECK(std::binary_search(every.begin(), every.end(), first[0])); // one of the solutions
+        many.all_solutions = true;
+        const std::string all = run(satisfy, many);
+        CHECK(sorted_solutions(all) == every);
+        CHECK(all.substr(all.size() - 11) == "==========\n");
         const std::string a = run(optimise, one), b = run(optimise, many);
         CHECK(a.substr(a.rfind("----------", a.size() - 20) - 30) ==
               b.substr(b.rfind("----------", b.size() - 20) - 30)); // the same optimum, then ==========

@@ -43,6 +43,12 @@ struct SolveOptions {
     // With threads > 1, a satisfaction search does not look past the first this many solutions in
     // search order (solve() sets 1, solve_all() its limit). It does not limit next() otherwise.
     std::optional<std::uint64_t> solution_limit;
+    // With threads > 1, a satisfaction search returns solutions in the order the threads find them,
+    // not in search order: the first answer is whichever thread's comes first, and the others stop
+    // once the caller has the solutions it asked for. The solution set and counts are unchanged.
+    // Off by default (a `search`/`prefer` first answer stays one thread's); FlatZinc -p N sets it, as
+    // MiniZinc accepts any solution of a satisfaction problem. Optimisation ignores it.
+    bool any_first_answer = false;
     // Search the model's independent parts one by one and combine their answers (docs/solver.md,
     // "Independent parts"): the same first answer, solution set and optima as the whole search.
     bool split_parts = true;

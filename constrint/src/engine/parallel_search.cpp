@@ -137,6 +137,7 @@ void ParallelSearch::start_phase(Phase phase) {
     phase_ = phase;
     subtrees_ = std::move(subtrees);
     next_subtree_ = 0;
+    take_order_ = take_order(subtrees_.size());
     cursor_ = 0;
     quitting_ = false;
     running_ = workers_.size();
@@ -144,11 +145,33 @@ void ParallelSearch::start_phase(Phase phase) {
         threads_.emplace_back([this, w] { run_worker(w); });
 }
 
+std::vector<std::size_t> ParallelSearch::take_order(std::size_t subtrees) const {
+    std::vector<std::size_t> order;
+    if (!any_order()) {
+        for (std::size_t i = 0; i < subtrees; ++i)
+            order.push_back(i);
+        return order;
+    }
+    // Any solution will do: the threads start in regions of the tree far apart (thread w at the
+    // start of the w-th of as many blocks of the list), as work stealing would give a thread the
+    // shallowest open branch. Where solutions are dense but the search order's first region is
+    // hard (queens 200 in input order: subtree 0 takes 53,575 nodes, subtree 32 200), one of them
+    // is found sooner.
+    const std::size_t threads = workers_.size(), block = (subtrees + threads - 1) / threads;
+    for (std::size_t offset = 0; offset < block; ++offset)
+        for (std::size_t b = 0; b < threads; ++b)
+            if (b * block + offset < subtrees) order.push_back(b * block + offset);
+    return order;
+}
+
 bool ParallelSearch::needed(std::size_t index, bool including_itself) const {
     if (phase_ == Phase::Optimise) return true;
     const std::uint64_t limit = phase_ == Phase::Canonical ? 1 : solution_limit_;
-    std::uint64_t before = 0; // solutions found in the subtrees before `index` in search order
-    for (std::size_t i = 0; i < index + (including_itself ? 1 : 0) && before < limit; ++i)
+    // Solutions found in the subtrees before `index` in search order, or in any subtree when any
+    // solutions will do.
+    const std::size_t counted = any_order() ? subtrees_.size() : index + (including_itself ? 1 : 0);
+    std::uint64_t before = 0;
+    for (std::size_t i = 0; i < counted && before < limit; ++i)
         before += subtrees_[i].found;
     return before < limit;
 }
@@ -166,10 +189,10 @@ void ParallelSearch::run_worker(std::size_t w) {
     const bool optimising = phase_ == Phase::Optimise;
     const std::vector<Integer>* fixed = phase_ == Phase::Canonical ? &optimum_ : nullptr;
     for (;;) {
-        while (next_subtree_ < subtrees_.size() && !needed(next_subtree_, false))
-            subtrees_[next_subtree_++].stopped = true;
+        while (next_subtree_ < subtrees_.size() && !needed(take_order_[next_subtree_], false))
+            subtrees_[take_order_[next_subtree_++]].stopped = true;
         if (quitting_ || shared_.stopped() || next_subtree_ >= subtrees_.size()) break;
-        const std::size_t index = next_subtree_++;
+        const std::size_t index = take_order_[next_subtree_++];
         working_on_[w] = index;
         abandon_[w].store(false, std::memory_order_relaxed);
         const Path path = subtrees_[index].path;
@@ -187,7 +210,8 @@ void ParallelSearch::run_worker(std::size_t w) {
                     subtrees_[index].solutions.push_back(std::move(ours));
                     ++subtrees_[index].found;
                     abandon_unneeded();
-                    while (index != cursor_ && subtrees_[index].solutions.size() >= kMaxHeld && !quitting_ &&
+                    while ((index != cursor_ || any_order()) &&
+                           subtrees_[index].solutions.size() >= kMaxHeld && !quitting_ &&
                            !shared_.stopped() && !abandon_[w].load(std::memory_order_relaxed))
                         changed_.wait_for(lock, kPollInterval);
                 }
@@ -232,6 +256,27 @@ std::optional<Solution> ParallelSearch::take_in_order(std::unique_lock<std::mute
     }
 }
 
+std::optional<Solution> ParallelSearch::take_any(std::unique_lock<std::mutex>& lock, bool& finished) {
+    for (;;) {
+        bool all_finished = true;
+        for (Subtree& t : subtrees_) {
+            if (!t.solutions.empty()) {
+                Solution s = std::move(t.solutions.front());
+                t.solutions.pop_front();
+                changed_.notify_all(); // its thread may wait for room
+                return s;
+            }
+            all_finished = all_finished && t.finished;
+        }
+        if (all_finished || running_ == 0) {
+            finished = all_finished;
+            return std::nullopt;
+        }
+        changed_.wait_for(lock, kPollInterval);
+        if (options_.interrupt && options_.interrupt()) shared_.stop("interrupted");
+    }
+}
+
 void ParallelSearch::finish(Status status) {
     stop_workers();
     done_ = true;
@@ -269,7 +314,7 @@ std::optional<Solution> ParallelSearch::next() {
         lock.lock();
     }
     bool finished = false;
-    std::optional<Solution> s = take_in_order(lock, finished);
+    std::optional<Solution> s = any_order() ? take_any(lock, finished) : take_in_order(lock, finished);
     lock.unlock();
     if (phase_ == Phase::Canonical) {
         // One answer: the optimum's values are proven whether or not the canonical one was found;

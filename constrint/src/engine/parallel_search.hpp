@@ -51,11 +51,14 @@ class ParallelSearch final : public SearchEngine {
     void start_phase(Phase phase);
     std::vector<Subtree> decompose(const std::vector<Integer>* fixed_objectives);
     void run_worker(std::size_t w);
-    bool needed(std::size_t index, bool including_itself) const; // mutex_ held
-    void abandon_unneeded();                                     // mutex_ held
+    std::vector<std::size_t> take_order(std::size_t subtrees) const; // phase_ set
+    bool needed(std::size_t index, bool including_itself) const;     // mutex_ held
+    void abandon_unneeded();                                         // mutex_ held
     void stop_workers();
     void finish(Status status);
     std::optional<Solution> take_in_order(std::unique_lock<std::mutex>& lock, bool& finished);
+    std::optional<Solution> take_any(std::unique_lock<std::mutex>& lock, bool& finished);
+    bool any_order() const { return phase_ == Phase::Enumerate && options_.any_first_answer; }
 
     std::shared_ptr<const Model> model_;
     SolveOptions options_;
@@ -72,8 +75,9 @@ class ParallelSearch final : public SearchEngine {
     std::condition_variable changed_;
     Phase phase_ = Phase::NotStarted;
     std::vector<Subtree> subtrees_;
-    std::size_t next_subtree_ = 0; // the next one a thread takes
-    std::size_t running_ = 0;      // threads not yet out of their loop
+    std::vector<std::size_t> take_order_; // the order in which the threads take the subtrees
+    std::size_t next_subtree_ = 0;        // the next one a thread takes, in take_order_
+    std::size_t running_ = 0;             // threads not yet out of their loop
     bool quitting_ = false;
     std::size_t cursor_ = 0;            // Enumerate, Canonical: the subtree the caller reads from
     std::deque<Solution> improvements_; // Optimise: found, not yet returned

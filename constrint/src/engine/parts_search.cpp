@@ -109,6 +109,8 @@ std::unique_ptr<SearchEngine> PartsSearch::make_engine(const PartRun& run) {
     SolveOptions options = options_;
     if (run.optimise || options_.solution_limit != std::optional<std::uint64_t>(1))
         options.solution_limit.reset();
+    // The optimum's answer combines every part's first solution in search order (one thread's).
+    if (!model_->objectives().empty()) options.any_first_answer = false;
     if (options.threads == 1) {
         auto search = std::make_unique<Search>(*run.model, options, active);
         search->share(shared_, never_abandoned_); // the limits count every part's nodes, one clock

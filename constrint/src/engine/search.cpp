@@ -136,6 +136,10 @@ void Search::restart_at(const std::vector<Decision>& path, const std::vector<Int
     if (stop_reason_ == kAbandoned) stop_reason_.clear();
     optimise_ = fixed_objectives == nullptr;
     probing_ = optimise_ && compiled_->objectives.size() == 1;
+    // The subtree's first search is a probe without target or budget: a budget left from the last
+    // subtree would end it at once, and a target carried over from there could let a probe that
+    // exhausts this subtree, before any solution, pass for a proof that the subtree has none.
+    probe_budget_ = 0;
     if (bound_) {
         // The objectives fixed: no bound (it would reject the values). Optimising: the shared best.
         bound_->improve_on({});

@@ -110,6 +110,7 @@ void solve_flatzinc(std::string_view source, const std::string& file, const Flat
     const std::uint64_t wanted = options.all_solutions ? UINT64_MAX : options.solution_limit.value_or(1);
     solve_options.threads = options.threads;
     if (!optimise && wanted != UINT64_MAX) solve_options.solution_limit = wanted;
+    solve_options.any_first_answer = !optimise; // any solution of a satisfaction problem will do
     std::unique_ptr<SearchEngine> engine;
     try {
         engine = make_search(ast, file, deadline, options.free_search, program, solve_options);
