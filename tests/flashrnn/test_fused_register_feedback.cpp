@@ -105,6 +105,38 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
     });
 }
 
+// The largest LSTM bf16 heads at the GPU test's B 3 on the H100, through the backend's feedback loop:
+// the model's largest (2112 forward and backward, docs/kernels.md "Largest head dimension") spills in
+// the backward until the model refuses (ptxas needs about 69 registers besides R, its accumulators and
+// items, where the model starts from 42), and so do 1408, 1536 and 1600; 1616 compiles without
+// spilling, and ran forward and backward on the H100 against the float64 reference (the GPU test "the
+// largest head dimension of this GPU"). Feasibility after feedback is not monotone in the head size.
+TEST_CASE("fused register feedback: LSTM bf16 on the H100, the model's largest head spills, 1616 compiles") {
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path);
+    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const DeviceLimits limits = preset("h100_sxm");
+    auto loop = [&](FusedPass pass, int head_dim) {
+        const LoopResult result = compile_until_no_spill(
+            limits, request_of(pass, Cell::lstm, DType::bf16, 1, head_dim, 3), options);
+        MESSAGE("DH " << head_dim << " " << to_string(pass) << ": "
+                      << std::string(result.refusal.empty() ? "" : "refused, ")
+                      << result.registers.registers_per_thread << " registers ("
+                      << result.traits.registers_per_thread << " estimated), "
+                      << result.traits.threads_per_block << " threads, " << result.attempts << " compile(s)");
+        return result;
+    };
+    const LoopResult largest = loop(FusedPass::backward, 2112);
+    CHECK_FALSE(largest.refusal.empty());
+    CHECK(largest.registers.stack_frame_bytes > 0);
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+        const LoopResult run = loop(pass, 1616);
+        CAPTURE(run.refusal);
+        CHECK(run.refusal.empty());
+        CHECK(run.registers.stack_frame_bytes == 0);
+    }
+}
+
 // Every cell x dtype x pass at (1, 768) and (12, 64), B in {1, 2, 16, 64, 100, 256, 1024}: 336
 // requests, minutes on two cores; run by hand with flashrnn_tests -tc='*full grid*' --no-skip.
 // Last run (2 cores): 647 compiles in 434 s, every request ends without a spill. Before the forward

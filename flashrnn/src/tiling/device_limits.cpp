@@ -20,7 +20,9 @@ constexpr std::int64_t MiB = 1024 * KiB;
 //  [TG]  NVIDIA Ampere and Hopper tuning guides (docs.nvidia.com/cuda/{ampere,hopper}-tuning-guide):
 //        the same shared-memory capacities; 8.6 has 48 resident warps (1536 threads) and 16 blocks per SM.
 //  [OCC] cuda_occupancy.h (CUDA 13.0), cudaOccMaxBlocksPerMultiprocessor: 32 blocks per SM on 8.0 and
-//        9.0, 24 on 8.9, 16 on 8.6; register allocation granularity 256 per warp.
+//        9.0, 24 on 8.9, 16 on 8.6; register allocation granularity 256 per warp; 4 sub-partitions
+//        per SM (cudaOccSubPartitionsPerMultiprocessor), a block's warps rounded up to a multiple of
+//        them in the launch's register check (cudaOccMaxBlocksPerSMRegsLimit).
 DeviceLimits architecture(int major, int minor) {
     DeviceLimits limits;
     limits.compute_capability_major = major;
@@ -31,6 +33,7 @@ DeviceLimits architecture(int major, int minor) {
     limits.max_registers_per_block = 64 * 1024;
     limits.max_registers_per_thread = 255;
     limits.register_allocation_unit_per_warp = 256;
+    limits.register_sub_partitions = 4;
     limits.shared_memory_per_block = 48 * KiB;
     limits.reserved_shared_memory_per_block = 1 * KiB;
     const int cc = 10 * major + minor;

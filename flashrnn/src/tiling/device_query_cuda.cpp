@@ -27,6 +27,7 @@ DeviceLimits device_limits_of(int device_index) {
     limits.max_registers_per_block = prop.regsPerBlock;
     limits.max_registers_per_thread = 255;          // not a device property; fixed since sm_35
     limits.register_allocation_unit_per_warp = 256; // cuda_occupancy.h, every architecture since sm_50
+    limits.register_sub_partitions = 4;             // cuda_occupancy.h, every architecture since sm_70
     limits.shared_memory_per_block = static_cast<std::int64_t>(prop.sharedMemPerBlock);
     limits.shared_memory_per_block_optin = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin);
     limits.shared_memory_per_sm = static_cast<std::int64_t>(prop.sharedMemPerMultiprocessor);

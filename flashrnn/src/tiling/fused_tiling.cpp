@@ -153,7 +153,8 @@ struct Variables {
     Var heads_per_launch, cooperative, k_blocks, row_blocks, batch_blocks, batch_chunks, chunks_in_step,
         batch_parts, warps, row_warps, k_tiles_in_registers;
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
-    Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread;
+    Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread,
+        warps_checked_for_registers;
     Var shared_memory_bytes, items_per_thread, wide_blocks, long_step_on_idle_sms;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
@@ -208,6 +209,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("k_tiles_per_warp", 1, p.k_tiles),
         var("registers_per_thread", 1, limits.max_registers_per_thread),
         var("allocated_registers_per_thread", 1, limits.max_registers_per_thread + 8),
+        var("warps_checked_for_registers", 1, p.max_warps + limits.register_sub_partitions),
         var("shared_memory_bytes", 0, limits.shared_memory_per_block_optin),
         var("items_per_thread", 1, p.batch_tiles * p.mma.n * dh),
         var("wide_blocks", 0, 1),
@@ -296,10 +298,20 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "registers are allocated tightly");
     m.add(v.registers_per_thread <= limits.max_registers_per_thread,
           "at most " + str(limits.max_registers_per_thread) + " registers per thread");
-    m.add(v.warps * limits.warp_size * v.allocated_registers_per_thread <=
+    // The launch counts a block's warps rounded up to whole rounds over the SM's sub-partitions, and
+    // ptxas caps the registers of __launch_bounds__ alike: the backward at (1, 2112) with 11 warps was
+    // modelled at 184 registers, compiled for sm_90 to 168 and 64 bytes of spills (12 x 32 x 184 > 64 K).
+    const int sub_partitions = std::max(1, limits.register_sub_partitions);
+    const std::string rounded_up = "the register check counts a block's warps rounded up to a multiple of " +
+                                   str(sub_partitions) + " (the SM's sub-partitions)";
+    m.add(v.warps_checked_for_registers % sub_partitions == 0, rounded_up);
+    m.add(v.warps_checked_for_registers >= v.warps, rounded_up);
+    m.add(v.warps_checked_for_registers < v.warps + sub_partitions, rounded_up);
+    m.add(v.warps_checked_for_registers * limits.warp_size * v.allocated_registers_per_thread <=
               std::min(limits.max_registers_per_block, limits.registers_per_sm),
           "a block has at most " + str(std::min(limits.max_registers_per_block, limits.registers_per_sm)) +
-              " registers (" + bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) + ")");
+              " registers (" + bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) +
+              "), its warps counted in multiples of " + str(sub_partitions));
 
     // Shared memory, as the kernel lays it out (fused_layout.hpp): R's tiles not in registers, the
     // operand (state) slice of the block with padded rows, the fp32 partial products of each k warp,

@@ -35,6 +35,9 @@ struct DeviceLimits {
     int max_registers_per_block = 0;
     int max_registers_per_thread = 0;          // 255 on every architecture since sm_35
     int register_allocation_unit_per_warp = 0; // registers are handed to a warp in units of this many
+    // The launch checks a block's registers as if its warps were a multiple of this (one warp per SM
+    // sub-partition in turn): 11 warps of 184 registers are refused, since 12 x 32 x 184 > 64 K.
+    int register_sub_partitions = 0;
 
     std::int64_t shared_memory_per_block = 0;       // without opt-in (48 KiB)
     std::int64_t shared_memory_per_block_optin = 0; // with cudaFuncAttributeMaxDynamicSharedMemorySize
