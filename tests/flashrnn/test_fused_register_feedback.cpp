@@ -10,6 +10,7 @@
 #if FLASHRNN_WITH_CUDA
 
 #include <chrono>
+#include <tuple>
 
 #include "nvrtc_test_support.hpp"
 
@@ -25,8 +26,9 @@ struct LoopResult {
     std::string refusal; // the model's explanation when no configuration is left
 };
 
-// load_kernel's loop for the registers (fused_backend.cpp): a spill first drops the compile-time
-// sizes, then goes back as feedback with the registers ptxas used plus the spilled ones.
+// load_kernel's loop for the registers (fused_backend.cpp): a spill first drops the cluster exchange,
+// then the compile-time sizes, then goes back as feedback with the registers ptxas used plus the
+// spilled ones.
 LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest request,
                                   const CompileOptions& options) {
     LoopResult out;
@@ -43,6 +45,10 @@ LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest
         out.registers = kernel.registers;
         const std::int64_t local = kernel.registers.stack_frame_bytes;
         if (local == 0) return out;
+        if (out.traits.cluster_exchange) { // a cluster kernel spilled: the other exchange
+            request = without_cluster(request);
+            continue;
+        }
         if (request.compile_time_sizes) {
             request.compile_time_sizes = false;
             continue;
@@ -134,6 +140,33 @@ TEST_CASE("fused register feedback: LSTM bf16 on the H100, the model's largest h
         CAPTURE(run.refusal);
         CHECK(run.refusal.empty());
         CHECK(run.registers.stack_frame_bytes == 0);
+    }
+}
+
+// The forward with the cluster exchange (distributed shared memory, sm_90) at the shapes the GPU tests
+// run it: NVRTC compiles it, and ptxas fits it without a spill.
+TEST_CASE("fused register feedback: the cluster exchange's forward compiles without spilling on the H100") {
+    std::vector<FusedTilingRequest> requests;
+    for (auto [cell, dtype, heads, head_dim] : {std::tuple{Cell::lstm, DType::bf16, 1, 768},
+                                                {Cell::lstm, DType::bf16, 12, 64},
+                                                {Cell::lstm, DType::fp32, 2, 128},
+                                                {Cell::gru, DType::bf16, 2, 96}}) {
+        FusedTilingRequest r = request_of(FusedPass::forward, cell, dtype, heads, head_dim, 16);
+        r.cluster = FusedCluster::always;
+        requests.push_back(r);
+    }
+    check_every(requests);
+    // Its transaction barriers are static shared memory (16 bytes) of its kernels only: the others have
+    // none beside the dynamic shared memory the model counts.
+    TemporaryFolder folder;
+    for (FusedCluster cluster : {FusedCluster::never, FusedCluster::always}) {
+        FusedTilingRequest r = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 12, 64, 16);
+        r.cluster = cluster;
+        const CompiledKernel kernel =
+            compile_fused_kernel(fused_kernel_source(r.pass), choose_fused_tiling(preset("h100"), r).traits,
+                                 "sm_90", in_folder(folder.path));
+        CAPTURE(kernel.log);
+        CHECK((kernel.log.find("16 bytes smem") != std::string::npos) == (cluster == FusedCluster::always));
     }
 }
 

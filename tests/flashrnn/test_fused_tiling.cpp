@@ -96,7 +96,8 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     }
     const std::int64_t shared =
         round_up_16(r_shared) +
-        round_up_16((std::int64_t(t.mma_k) * t.k_tiles_per_block + padding) * batch_rows * t.element_bytes) +
+        round_up_16((std::int64_t(t.mma_k) * t.k_tiles_per_block + padding) * batch_rows * t.element_bytes *
+                    (t.cluster_exchange ? 2 : 1)) +
         round_up_16(4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows) +
         round_up_16(4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows * chunks_on_chip) +
         round_up_16(forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
@@ -114,6 +115,14 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     CHECK(t.cooperative == (blocks_per_head > 1));
     if (t.cooperative)
         CHECK(std::int64_t(t.heads_per_launch) * t.batch_blocks * blocks_per_head <= limits.sm_count);
+    // The cluster exchange: a group is one cluster (forward, one chunk per step), never tagged too.
+    if (t.cluster_exchange) {
+        CHECK(forward);
+        CHECK(t.cooperative);
+        CHECK(!t.chunks_in_step);
+        CHECK(!t.tagged_exchange);
+        CHECK(blocks_per_head <= limits.max_cluster_blocks);
+    }
 }
 
 constexpr std::array<DType, 3> kDTypes{DType::fp32, DType::bf16, DType::fp16};
@@ -321,6 +330,63 @@ TEST_CASE(
             choose_fused_tiling(h100, request_of(FusedPass::forward, Cell::gru, DType::fp16, 2, 48, 3));
         CHECK(fp16.traits.mma_k == 16);
         CHECK(fp16.traits.rows == 3 * 48); // GRU: 3 blocks of R (its 4th gate has none)
+    }
+}
+
+TEST_CASE("fused tiling: the cluster exchange on Hopper presets, asked for; none before sm_90") {
+    const DeviceLimits h100 = preset("h100"), a100 = preset("a100");
+    CHECK(h100.max_cluster_blocks == 16);
+    CHECK(a100.max_cluster_blocks == 0);
+    auto cluster_request = [](FusedPass pass, int heads, int head_dim, FusedCluster cluster) {
+        FusedTilingRequest r = request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, 16);
+        r.cluster = cluster;
+        return r;
+    };
+    SUBCASE("asked for: the forward splits each head over one cluster; the backward keeps its exchange") {
+        // (1, 768): 16 blocks of 48 units (the non-portable cluster size) per batch block, R of 288 KiB
+        // per block in registers and shared memory; (12, 64): 4 blocks of 16 units.
+        for (auto [heads, head_dim, blocks] : {std::tuple{1, 768, 16}, {12, 64, 4}, {3, 256, 16}}) {
+            CAPTURE(head_dim);
+            const FusedTilingRequest r =
+                cluster_request(FusedPass::forward, heads, head_dim, FusedCluster::always);
+            const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+            CHECK(t.cluster_exchange);
+            CHECK(t.row_blocks == blocks);
+            check_fits(h100, r, t);
+            CHECK(describe(t).find("a cluster of " + std::to_string(blocks) + " blocks") !=
+                  std::string::npos);
+            CHECK(!choose_fused_tiling(
+                       h100, cluster_request(FusedPass::backward, heads, head_dim, FusedCluster::always))
+                       .traits.cluster_exchange);
+            // No clusters on the A100: the same request keeps today's exchange.
+            CHECK(!choose_fused_tiling(
+                       a100, cluster_request(FusedPass::forward, heads, head_dim, FusedCluster::always))
+                       .traits.cluster_exchange);
+        }
+    }
+    SUBCASE("automatic: where the split the model makes anyway fits one cluster, forward only") {
+        // (NH, DH) at B = 16 -> blocks per head: (6, 128) and (3, 256) take clusters of 8 and 16; the
+        // heads in one block are not split for a cluster, (1, 768) keeps its 48 blocks.
+        const std::pair<int, int> split[] = {{48, 1}, {24, 1}, {12, 1}, {6, 8}, {3, 16}, {1, 48}};
+        for (auto [heads, blocks] : split) {
+            const int head_dim = 768 / heads;
+            CAPTURE(head_dim);
+            const FusedTilingRequest r =
+                cluster_request(FusedPass::forward, heads, head_dim, FusedCluster::automatic);
+            const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+            CHECK(t.row_blocks == blocks);
+            CHECK(t.cluster_exchange == (blocks == 8 || blocks == 16));
+            CHECK(!choose_fused_tiling(a100, r).traits.cluster_exchange);
+            CHECK(!choose_fused_tiling(
+                       h100, cluster_request(FusedPass::backward, heads, head_dim, FusedCluster::automatic))
+                       .traits.cluster_exchange);
+        }
+    }
+    SUBCASE("never: no cluster whatever the model would prefer") {
+        for (auto [heads, head_dim] : {std::pair{1, 768}, {12, 64}, {6, 128}, {3, 256}})
+            CHECK(!choose_fused_tiling(
+                       h100, cluster_request(FusedPass::forward, heads, head_dim, FusedCluster::never))
+                       .traits.cluster_exchange);
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -142,6 +143,41 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
         }
     CHECK(tagged > 0);
     CHECK(barrier > 0);
+}
+
+// FLASHRNN_FUSED_CLUSTER set for the scope (fused_backend.cpp reads it at each kernel lookup).
+struct ClusterChoice {
+    explicit ClusterChoice(const char* value) { setenv("FLASHRNN_FUSED_CLUSTER", value, 1); }
+    ~ClusterChoice() { unsetenv("FLASHRNN_FUSED_CLUSTER"); }
+    ClusterChoice(const ClusterChoice&) = delete;
+    ClusterChoice& operator=(const ClusterChoice&) = delete;
+};
+
+// The forward's cluster exchange (Hopper), asked for: a head split over one thread-block cluster per
+// batch block, the operand stored into the peers' shared memory. (1, 768) over a cluster of 16 (the
+// non-portable size), (12, 64) over clusters of 4, odd batches, fp32's 32-bit stores; the backward
+// keeps its exchange. Where the device has no clusters the same calls run without them.
+TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
+    int device = 0;
+    cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+    const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
+    const ClusterChoice always("1");
+    std::uint64_t seed = 3260;
+    const std::pair<DType, Case> cases[] = {{DType::bf16, {16, 16, 1, 768}},
+                                            {DType::bf16, {64, 16, 12, 64}},
+                                            {DType::bf16, {9, 5, 12, 64}},
+                                            {DType::fp16, {9, 3, 2, 256}},
+                                            {DType::fp32, {9, 7, 2, 128}}};
+    for (const auto& [dtype, c] : cases) {
+        const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+        const FusedKernelTraits forward = fused::traits({Cell::lstm, dtype, shape}, FusedPass::forward);
+        CHECK_MESSAGE(forward.cluster_exchange == clusters, to_string(dtype)
+                                                                << " NH " << c.NH << " DH " << c.DH);
+        CHECK_FALSE(fused::traits({Cell::lstm, dtype, shape}, FusedPass::backward).cluster_exchange);
+        check_cell(fused_backend, Cell::lstm, dtype, c, RecurrentGradient::full(), ++seed);
+    }
+    // Another cell: GRU's recurrent gates (3 rows per unit) over a cluster.
+    check_cell(fused_backend, Cell::gru, DType::bf16, {9, 5, 2, 96}, RecurrentGradient::full(), ++seed);
 }
 
 // The paper's head-dimension sweep at hidden 768 (B = 16): (6, 128), whose one-block step is long

@@ -19,6 +19,8 @@ constexpr std::int64_t MiB = 1024 * KiB;
 //        KiB (8.0), 100 / 99 KiB (8.6, 8.9), 228 / 227 KiB (9.0).
 //  [TG]  NVIDIA Ampere and Hopper tuning guides (docs.nvidia.com/cuda/{ampere,hopper}-tuning-guide):
 //        the same shared-memory capacities; 8.6 has 48 resident warps (1536 threads) and 16 blocks per SM.
+//  [CG]  CUDA programming guide, thread block clusters: 8 blocks per cluster portably, 16 on the H100
+//        with the non-portable cluster size; none before compute capability 9.0.
 //  [OCC] cuda_occupancy.h (CUDA 13.0), cudaOccMaxBlocksPerMultiprocessor: 32 blocks per SM on 8.0 and
 //        9.0, 24 on 8.9, 16 on 8.6; register allocation granularity 256 per warp; 4 sub-partitions
 //        per SM (cudaOccSubPartitionsPerMultiprocessor), a block's warps rounded up to a multiple of
@@ -52,6 +54,8 @@ DeviceLimits architecture(int major, int minor) {
         limits.max_blocks_per_sm = 32;
         limits.shared_memory_per_sm = 228 * KiB;
         limits.shared_memory_per_block_optin = 227 * KiB;
+        limits.max_cluster_blocks =
+            16; // [CG] 8 portable, 16 with cudaFuncAttributeNonPortableClusterSizeAllowed
     } else {
         throw UnsupportedError("flashrnn: no preset architecture for compute capability " +
                                std::to_string(cc));
@@ -132,6 +136,7 @@ std::string describe(const DeviceLimits& l) {
     text += line("threads per SM", l.max_threads_per_sm);
     text += line("blocks per SM", l.max_blocks_per_sm);
     text += line("warp size", l.warp_size);
+    text += line("blocks per cluster", l.max_cluster_blocks);
     text += line("L2 cache (bytes)", l.l2_cache_bytes);
     text += line("memory bandwidth (GB/s)", static_cast<long long>(l.memory_bandwidth / 1e9));
     text += std::string("  wgmma: ") + (l.has_wgmma() ? "yes" : "no") + "\n";

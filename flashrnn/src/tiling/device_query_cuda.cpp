@@ -32,6 +32,10 @@ DeviceLimits device_limits_of(int device_index) {
     limits.shared_memory_per_block_optin = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin);
     limits.shared_memory_per_sm = static_cast<std::int64_t>(prop.sharedMemPerMultiprocessor);
     limits.reserved_shared_memory_per_block = static_cast<std::int64_t>(prop.reservedSharedMemPerBlock);
+    int cluster_launch = 0;
+    if (cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device_index) == cudaSuccess &&
+        cluster_launch)
+        limits.max_cluster_blocks = prop.major == 9 ? 16 : 8; // non-portable 16 on Hopper, else portable 8
     limits.l2_cache_bytes = prop.l2CacheSize;
     // Memory clock (kHz) x bus width (bits) x 2 (double data rate) / 8: the peak DRAM bandwidth.
     int memory_clock_khz = 0, bus_width_bits = 0;

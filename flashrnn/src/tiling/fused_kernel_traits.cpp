@@ -33,6 +33,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_K_BLOCKS", k_blocks},
         {"FLASHRNN_FUSED_COOPERATIVE", cooperative ? 1 : 0},
         {"FLASHRNN_FUSED_TAGGED_EXCHANGE", tagged_exchange ? 1 : 0},
+        {"FLASHRNN_FUSED_CLUSTER_EXCHANGE", cluster_exchange ? 1 : 0},
         {"FLASHRNN_FUSED_UNITS_PER_BLOCK", units_per_block},
         {"FLASHRNN_FUSED_ROW_TILES_PER_BLOCK", row_tiles_per_block},
         {"FLASHRNN_FUSED_K_TILES_PER_BLOCK", k_tiles_per_block},
@@ -100,7 +101,10 @@ std::string describe(const FusedKernelTraits& t) {
         s(t.launches) + " launch(es) of " + s(t.heads_per_launch) + " heads x " + s(t.batch_blocks) +
             " batch blocks x " + s(t.row_blocks) + " row blocks x " + s(t.k_blocks) + " k blocks = " +
             s(std::int64_t(t.heads_per_launch) * t.batch_blocks * t.row_blocks * t.k_blocks) + " blocks" +
-            (!t.cooperative      ? ", independent"
+            (!t.cooperative       ? ", independent"
+             : t.cluster_exchange ? ", a cluster of " + s(t.row_blocks) +
+                                        " blocks per group (each step's operand written into the peers' "
+                                        "shared memory)"
              : t.tagged_exchange ? ", cooperative (each step's operand exchanged in step-tagged words)"
                                  : ", cooperative (each step's operand exchanged after a barrier)"));
     text += line("block", s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " +

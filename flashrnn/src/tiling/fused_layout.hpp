@@ -25,7 +25,7 @@ template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const 
 
 // The bytes of each part of a block's dynamic shared memory: R tiles not held in registers (one
 // mma_m x mma_k tile as a warp's A fragments: 16 bytes per lane), the operand (the previous state
-// forward, the gate gradients backward) as [batch row][k] with padded rows, the fp32 products of each
+// forward, the gate gradients backward) as [buffer][batch row][k] with padded rows, the fp32 products of each
 // k warp as [k warp][batch row][row], the fp32 states (forward) or state gradients (backward) of the
 // block's units as [chunk][state][batch row][unit] (every chunk's when the chunks run inside each
 // step, else one), and (forward) the fp32 bias of the units as [gate][unit].
@@ -36,12 +36,19 @@ template <class Number, class Sizes> FLASHRNN_HOST_DEVICE constexpr Number chunk
     return Number(1) + Number(t.chunks_in_step) * (Number(t.batch_chunks) - 1);
 }
 
+// The operand buffers of a block: two with the cluster exchange (the peers write step t + 1's while
+// the block may still read step t's), else one.
+template <class Number, class Sizes> FLASHRNN_HOST_DEVICE constexpr Number operand_buffers(const Sizes& t) {
+    return Number(1) + Number(t.cluster_exchange);
+}
+
 template <class Number, class Sizes>
 FLASHRNN_HOST_DEVICE constexpr SharedParts<Number> shared_parts(const Sizes& t, bool forward) {
     const long long tile_bytes = (long long)t.mma_m * t.mma_k * t.element_bytes;
     const Number batch_rows = t.mma_n * Number(t.batch_tiles_per_block);
     return {tile_bytes * Number(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory,
-            (t.mma_k * Number(t.k_tiles_per_block) + operand_padding(t)) * batch_rows * t.element_bytes,
+            (t.mma_k * Number(t.k_tiles_per_block) + operand_padding(t)) * batch_rows * t.element_bytes *
+                operand_buffers<Number>(t),
             4LL * t.mma_m * Number(t.k_warps) * t.row_tiles_per_block * batch_rows,
             4LL * t.num_states * Number(t.units_per_block) * batch_rows * chunks_on_chip<Number>(t),
             forward ? 4LL * t.num_gates * Number(t.units_per_block) : Number(0)};

@@ -45,6 +45,11 @@ struct DeviceLimits {
     std::int64_t reserved_shared_memory_per_block =
         0; // taken by the driver from each block's share of the SM
 
+    // Blocks of one thread-block cluster (their shared memory reachable from each other: distributed
+    // shared memory), with the non-portable size where the device allows it; 0: no clusters (before
+    // sm_90).
+    int max_cluster_blocks = 0;
+
     std::int64_t l2_cache_bytes = 0;
     // Peak DRAM bandwidth, bytes per second (data sheet, or memory clock x bus width x 2 from the
     // device); 0 when unknown. Cost models (newton/passes.hpp) take a measured fraction of it.

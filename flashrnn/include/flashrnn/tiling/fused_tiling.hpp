@@ -78,6 +78,10 @@ struct FusedKernelTraits {
     // kTaggedExchangeBytes per step.
     bool tagged_exchange = false;
     static constexpr std::int64_t kTaggedExchangeBytes = 32 * 1024;
+    // Or (Hopper, forward) the row blocks of a group form one thread-block cluster and write each
+    // step's operand straight into every peer's shared memory, then meet at the cluster's barrier:
+    // no trip through L2, no polling, no grid-wide residency needed.
+    bool cluster_exchange = false;
 
     // One block.
     int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)
@@ -131,6 +135,11 @@ struct KernelFeedback {
 // The report that `bytes` of dynamic shared memory per block failed for `traits`.
 KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes);
 
+// Whether a split head's blocks exchange through a thread-block cluster (FusedKernelTraits::
+// cluster_exchange): as the model prefers, never, or always where the device and the pass have it
+// (the forward on sm_90: the head is then split over a cluster).
+enum class FusedCluster { automatic, never, always };
+
 struct FusedTilingRequest {
     FusedPass pass = FusedPass::forward;
     Cell cell = Cell::lstm;
@@ -148,6 +157,7 @@ struct FusedTilingRequest {
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;
+    FusedCluster cluster = FusedCluster::automatic;
     // Whether the kernel may index with compile-time sizes (FusedKernelTraits::compile_time_sizes);
     // the backend turns it off before moving R out of registers when a kernel spills.
     bool compile_time_sizes = true;
@@ -175,6 +185,10 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 
 // A multi-line human-readable description of the traits (for `flashrnn tune`).
 std::string describe(const FusedKernelTraits& traits);
+
+// The request without the cluster exchange (FusedCluster::never): what the compile loop asks for
+// after a cluster kernel spilled.
+FusedTilingRequest without_cluster(FusedTilingRequest request);
 
 // The request tightened by one report: appended to feedback; a register report without spills also
 // raises overhead_registers_per_thread to what the compiler used beyond the modelled registers (a

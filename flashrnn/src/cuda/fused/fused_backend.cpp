@@ -64,6 +64,47 @@ std::optional<std::int64_t> shared_memory_short(const LoadedKernel& k, int block
     return static_cast<std::int64_t>(available) + 1;
 }
 
+// The launch of a kernel (blocks, threads, shared memory), a cluster of a group's row blocks with the
+// cluster exchange, else cooperative where a head spans blocks: the one launch attribute is `attribute`.
+cudaLaunchConfig_t launch_config(const LoadedKernel& k, cudaLaunchAttribute& attribute) {
+    const FusedKernelTraits& t = k.traits;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
+    config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
+    config.dynamicSmemBytes = static_cast<std::size_t>(k.shared_bytes);
+    config.attrs = &attribute;
+    attribute = {};
+    if (t.cluster_exchange) { // the clusters are independent of each other: no cooperative launch
+        attribute.id = cudaLaunchAttributeClusterDimension;
+        attribute.val.clusterDim.x = static_cast<unsigned>(t.row_blocks);
+        attribute.val.clusterDim.y = 1;
+        attribute.val.clusterDim.z = 1;
+    } else {
+        attribute.id = cudaLaunchAttributeCooperative;
+        attribute.val.cooperative = t.cooperative ? 1 : 0;
+    }
+    config.numAttrs = 1;
+    return config;
+}
+
+// A cluster larger than the portable 8 blocks is allowed (where the device has it); then whether one
+// cluster of the kernel fits the device at all (the driver places a cluster on the SMs of one GPC).
+std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k) {
+    const FusedKernelTraits& t = k.traits;
+    if (t.row_blocks > 8)
+        cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
+                                         cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                    "cudaFuncSetAttribute (non-portable cluster size)");
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = launch_config(k, attribute);
+    int clusters = 0;
+    cuda::check(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config),
+                "cudaOccupancyMaxActiveClusters");
+    if (clusters >= 1) return std::nullopt;
+    return LaunchProblem{"no cluster of " + std::to_string(t.row_blocks) + " blocks of " +
+                         std::to_string(k.shared_bytes) + " bytes of shared memory fits on the device"};
+}
+
 // What keeps a loaded kernel with these attributes from running as configured (nothing when it can).
 std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes,
                                             const DeviceLimits& limits) {
@@ -87,6 +128,7 @@ std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFun
                     &resident, reinterpret_cast<const void*>(k.kernel), t.threads_per_block,
                     static_cast<std::size_t>(k.shared_bytes)),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (t.cluster_exchange) return cluster_problem(k);
     // A cooperative launch needs every block resident at once: as many per SM as the grid asks.
     const int needed = t.cooperative ? (k.blocks_per_launch() + limits.sm_count - 1) / limits.sm_count : 1;
     if (resident >= needed) return std::nullopt;
@@ -126,6 +168,7 @@ std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cuda
 struct TilingLimits {
     int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
     int max_blocks_per_head = 0;
+    FusedCluster cluster = FusedCluster::automatic;
     auto operator<=>(const TilingLimits&) const = default;
 };
 
@@ -140,11 +183,21 @@ int environment_integer(const char* name, int fallback, int least) {
     return static_cast<int>(value);
 }
 
+// FLASHRNN_FUSED_CLUSTER: auto (or unset), 0 (never) or 1 (always where the device and pass have it).
+FusedCluster cluster_choice() {
+    const char* text = std::getenv("FLASHRNN_FUSED_CLUSTER");
+    if (!text || !*text || std::string(text) == "auto") return FusedCluster::automatic;
+    if (std::string(text) == "0") return FusedCluster::never;
+    if (std::string(text) == "1") return FusedCluster::always;
+    throw ShapeError(std::string("FLASHRNN_FUSED_CLUSTER=") + text + ": expected auto, 0 or 1");
+}
+
 TilingLimits tiling_limits() {
     TilingLimits l;
     l.max_threads_per_block =
         environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
     l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0);
+    l.cluster = cluster_choice();
     return l;
 }
 
@@ -156,6 +209,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     FusedTilingRequest request = fused_tiling_request(pass, cell, dtype, p);
     request.max_threads_per_block = tuning.max_threads_per_block;
     request.max_blocks_per_head = tuning.max_blocks_per_head;
+    request.cluster = tuning.cluster;
     const KernelSource source = fused_kernel_source(pass);
     std::string history;
     // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback
@@ -185,6 +239,13 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         cudaLibraryUnload(library);
         if (problem->resource == FusedResource::shared_memory) { // less shared memory per block
             request = with_feedback(request, shared_memory_feedback(k.traits, problem->shared_memory_bytes));
+            continue;
+        }
+        // A cluster kernel that cannot run (spills, or no cluster fits): the same split with the other
+        // exchange. Its problem says nothing of the other kernels: measured on the H100, GRU fp16 at
+        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out.
+        if (k.traits.cluster_exchange) {
+            request = without_cluster(request);
             continue;
         }
         if (request.compile_time_sizes && local_bytes > 0) { // the same configuration, fewer registers
@@ -267,16 +328,9 @@ void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchan
         params.head_offset = launch / chunk_launches * t.heads_per_launch;
         params.batch_chunk = launch % chunk_launches;
         params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
-        config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
-        config.dynamicSmemBytes = static_cast<std::size_t>(k.shared_bytes);
+        cudaLaunchAttribute attribute;
+        cudaLaunchConfig_t config = launch_config(k, attribute);
         config.stream = stream;
-        cudaLaunchAttribute cooperative{};
-        cooperative.id = cudaLaunchAttributeCooperative;
-        cooperative.val.cooperative = t.cooperative ? 1 : 0;
-        config.attrs = &cooperative;
-        config.numAttrs = 1;
         void* arguments[] = {&params};
         cuda::check(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.kernel), arguments),
                     "cudaLaunchKernelExC (fused kernel)");

@@ -14,11 +14,36 @@
 //
 // Barrier (group_barrier, then gather_rows from the tensor the blocks wrote): a counter per group,
 // the first of the group's words.
+//
+// Cluster (ClusterExchange, Traits::cluster_exchange, sm_90): the group's blocks are one thread-block
+// cluster (the block's rank in it is its row block). Each block stores its units' state straight into
+// the next step's operand buffer of every block of the cluster (distributed shared memory, st.async),
+// each store counting its bytes on the receiver's transaction barrier (mbarrier): a block waits in its
+// own shared memory until the step's bytes have arrived, with no trip through L2 and no barrier of the
+// whole cluster. Two operand buffers by step parity: a block stores step t + 1's into a peer only
+// after it has received the peer's state of step t, which the peer sent after its product of step
+// t - 1 had read that buffer.
 #pragma once
 
 #include "fused_common.cuh"
 
 namespace flashrnn::fused {
+
+// The 32 bits a thread sends for its item at `column` of a batch row: 16-bit values pair neighbouring
+// lanes (neighbouring columns, the lower column in the low half), sent by the even column's lane; fp32
+// is one value. False where the thread sends nothing. Every lane of the warp calls it (the shuffle).
+template <class Value>
+__device__ inline bool bits_to_send(Value value, int column, bool live, unsigned& bits) {
+    if constexpr (sizeof(Value) == 2) {
+        const unsigned own = *reinterpret_cast<const unsigned short*>(&value);
+        const unsigned neighbour = __shfl_down_sync(0xffffffffu, own, 1);
+        bits = own | neighbour << 16;
+        return live && column % 2 == 0;
+    } else {
+        bits = *reinterpret_cast<const unsigned*>(&value);
+        return live;
+    }
+}
 
 // A batch row of the exchange carries kLength values (the operand's k), 2 per word for 16-bit types
 // (the lower column in the low half) and 1 for fp32, below the 32-bit exchange number.
@@ -42,15 +67,7 @@ template <int kLength> struct StepExchange {
     // columns of one batch row); `column` and its neighbour's differ by one.
     __device__ void send(unsigned number, int n, int column, Element value, bool live) const {
         unsigned bits;
-        if constexpr (kValuesPerWord == 2) {
-            const unsigned own = *reinterpret_cast<const unsigned short*>(&value);
-            const unsigned next = __shfl_down_sync(0xffffffffu, own, 1);
-            if (!live || column % 2 != 0) return;
-            bits = own | next << 16;
-        } else {
-            if (!live) return;
-            bits = __float_as_uint(value);
-        }
+        if (!bits_to_send(value, column, live, bits)) return;
         const unsigned long long word = (unsigned long long)number << 32 | bits;
         unsigned long long* at =
             words + ((number & 1) * kBatchRows + n) * kRowWords + column / kValuesPerWord;
@@ -126,5 +143,88 @@ __device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
     }
     __syncthreads();
 }
+
+struct ClusterExchange {
+    static_assert(!Traits::cluster_exchange || sizeof(OperandElement) == 4 || kUnits % 2 == 0,
+                  "a block sends whole 32-bit pairs: an even number of units");
+
+    // One transaction barrier per operand buffer: a peer's stores into the buffer count their bytes on
+    // it (st.async ... complete_tx), and the block waits for a step's bytes to have arrived, no more.
+    unsigned long long* arrived; // [2], in this block's shared memory
+    unsigned first_peer;         // each block starts with the next one, spreading the stores
+
+    __device__ explicit ClusterExchange(unsigned long long* barriers)
+        : arrived(barriers), first_peer(blockIdx.x % Traits::row_blocks) {
+        if constexpr (Traits::cluster_exchange) {
+            if (threadIdx.x == 0) {
+                for (int i = 0; i < 2; ++i)
+                    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(arrived + i)));
+                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            }
+        }
+    }
+
+    // Stores the value at (batch row n, column) of step `step`'s operand (its buffer `next`, at the
+    // same offset in every block of the cluster): a plain store into this block's, st.async into the
+    // peers'. Called by every thread for its item, live or not (bits_to_send: one 32-bit store per pair
+    // of 16-bit values).
+    __device__ void send(long long step, OperandElement* next, int n, int column, OperandElement value,
+                         bool live) const {
+        unsigned bits;
+        if (!bits_to_send(value, column, live, bits)) return;
+        unsigned* local = reinterpret_cast<unsigned*>(next + n * kOperandStride + column);
+        *local = bits;
+        const unsigned address = shared_address(local), barrier = shared_address(arrived + (step & 1));
+#pragma unroll 4
+        for (unsigned j = 1; j < Traits::row_blocks; ++j) {
+            const unsigned rank = (first_peer + j) % Traits::row_blocks;
+            unsigned remote, remote_barrier;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                         : "=r"(remote_barrier)
+                         : "r"(barrier), "r"(rank));
+            asm volatile(
+                "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(remote),
+                "r"(bits), "r"(remote_barrier)
+                : "memory");
+        }
+    }
+
+    // Block-wide: waits until the peers' stores of step `step`'s operand (`live_rows` batch rows) have
+    // arrived. Step s's buffer and barrier are s % 2, used for the ((s - 1) / 2)-th time (step 0's
+    // operand is gathered), which gives the phase's parity. The caller's __syncthreads makes this
+    // block's own stores visible.
+    __device__ void receive(long long step, int live_rows) const {
+        const unsigned barrier = shared_address(arrived + (step & 1));
+        if (threadIdx.x == 0) {
+            const unsigned bytes =
+                static_cast<unsigned>(live_rows) * (Traits::head_dim - kUnits) * sizeof(OperandElement);
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(bytes)
+                         : "memory");
+        }
+        const unsigned parity = static_cast<unsigned>((step - 1) >> 1) & 1u;
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{\n\t.reg .pred p;\n\t"
+                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                         "selp.u32 %0, 1, 0, p;\n\t}"
+                         : "=r"(done)
+                         : "r"(barrier), "r"(parity)
+                         : "memory");
+    }
+
+    // Every thread of every block of the cluster: the stores before it are visible to all after it.
+    // At the start (no peer stores into a block before it has zeroed its buffers and initialised its
+    // barriers) and at the end (no block leaves while its shared memory may still be written).
+    __device__ static void barrier() {
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                         : "memory");
+    }
+
+  private:
+    static __device__ unsigned shared_address(const void* at) {
+        return static_cast<unsigned>(__cvta_generic_to_shared(at));
+    }
+};
 
 } // namespace flashrnn::fused

@@ -22,7 +22,12 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
     const Element* bias = static_cast<const Element*>(p.bias);
     Element* states = static_cast<Element*>(p.states);
-    OperandElement* operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
+    // The operand of step t: one buffer, or two by parity with the cluster exchange.
+    OperandElement* const operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
+    constexpr int kOperandElements = kBatchRows * kOperandStride;
+    auto operand_of = [&](long long t) {
+        return Traits::cluster_exchange ? operand + (t & 1) * kOperandElements : operand;
+    };
     float* partials = reinterpret_cast<float*>(shared + kShared.partials);
     float* all_cell_states = reinterpret_cast<float*>(shared + kShared.states); // [chunk][S][batch row][unit]
 
@@ -35,6 +40,14 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // A split head: the state s0 at time t of every unit comes from the group's blocks, as exchange t
     // or from the states tensor after the group's barrier.
     const StepExchange<Traits::head_dim> exchange(p.exchange, block);
+    // The cluster exchange's two transaction barriers: static shared memory of its kernels only.
+    unsigned long long* cluster_barriers = nullptr;
+    if constexpr (Traits::cluster_exchange) {
+        __shared__ __align__(8) unsigned long long barriers[2];
+        cluster_barriers = barriers;
+    }
+    const ClusterExchange cluster(cluster_barriers);
+    const int live_rows = min(kBatchRows, batch - block.batch_base);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
     // The gate inputs of step t for this thread's items, as loaded: converted where they are used,
@@ -64,7 +77,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, block.unit_base + i % kUnits)]);
     // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
     // copied to states[:, 0] and become the first operand.
-    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+    for (int i = threadIdx.x; i < kOperandElements * (1 + Traits::cluster_exchange);
+         i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
     __syncthreads();
     for (int chunk = 0; chunk < kStepChunks; ++chunk) {
@@ -97,7 +111,12 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     };
     // A split head's first operand (after the zeroing's barrier); chunks inside each step gather theirs.
     if (Traits::cooperative && !Traits::chunks_in_step) gather_state(0, block);
-    __syncthreads();
+    // With the cluster exchange the peers store into this block's buffers from step 0 on: after the
+    // zeroing, and only once every block of the cluster runs.
+    if constexpr (Traits::cluster_exchange)
+        ClusterExchange::barrier();
+    else
+        __syncthreads();
 
     // The next step's (or chunk's) inputs are loaded while this one computes: their latency leaves
     // the chain.
@@ -122,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 gather_state(t, place);
                 __syncthreads();
             }
-            product.run(operand, partials);
+            product.run(operand_of(t), partials);
             __syncthreads();
 
             Element sent[kItems]; // the state that multiplies R, of each item
@@ -163,6 +182,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                             pre[alternating::gate_of_slot<Cell>(slot)];
                 }
             }
+            if constexpr (Traits::cluster_exchange) { // one chunk, as tagged
+                if (t + 1 < T) {
+#pragma unroll
+                    for (int item = 0; item < kItems; ++item) {
+                        const PointwiseItem it(item, place);
+                        cluster.send(t + 1, operand_of(t + 1), it.n, it.d, to_operand(to_float(sent[item])),
+                                     it.live);
+                    }
+                }
+            }
             if constexpr (Traits::tagged_exchange) { // one chunk (tagged only without chunks in the step)
                 if (t + 1 < T) {
                     const unsigned number = static_cast<unsigned>(t + 1);
@@ -177,7 +206,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 
         if (Traits::cooperative) {
             if (t + 1 == T) break;
-            if constexpr (Traits::tagged_exchange) {
+            if constexpr (Traits::cluster_exchange) {
+                cluster.receive(t + 1, live_rows);
+            } else if constexpr (Traits::tagged_exchange) {
                 exchange.receive(static_cast<unsigned>(t + 1), operand,
                                  [&](int n) { return block.batch_base + n < batch; });
             } else {
@@ -188,6 +219,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         }
         __syncthreads();
     }
+    if constexpr (Traits::cluster_exchange) ClusterExchange::barrier();
 }
 
 } // namespace flashrnn::fused
