@@ -47,20 +47,11 @@ void Store::save(VarId x) {
     TrailEntry& entry = trail_[trail_size_++]; // a used entry: a copy into it reuses its buffers
     entry.var = x;
     entry.old_epoch = v.saved_epoch;
-    Word modulus = 0;
-    entry.as_words = v.bounds_fit && read_word(v.dom.modulus(), modulus) && modulus == 1;
-    if (entry.as_words) {
-        // Every interval bound lies within [min_word, max_word]: all are words.
-        const std::vector<Interval>& intervals = v.dom.intervals();
-        entry.words.resize(2 * intervals.size());
-        Word* out = entry.words.data();
-        for (const Interval& iv : intervals) {
-            read_word(iv.lo, *out++);
-            read_word(iv.hi, *out++);
-        }
-    } else {
+    entry.as_words = v.dom.in_words();
+    if (entry.as_words)
+        entry.words = v.dom.word_intervals(); // reuses the entry's buffer when it is large enough
+    else
         entry.old = v.dom;
-    }
     v.saved_epoch = epoch_;
 }
 
@@ -307,9 +298,9 @@ void Store::pop_level() {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
         if (entry.as_words) {
-            v.dom.assign_word_intervals(entry.words.data(), entry.words.size() / 2);
-            v.min_word = entry.words.front();
-            v.max_word = entry.words.back();
+            v.dom.assign_word_intervals(entry.words);
+            v.min_word = entry.words.front().lo;
+            v.max_word = entry.words.back().hi;
             v.bounds_fit = true;
         } else {
             std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use
