@@ -55,6 +55,9 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
         word_constant_ = c;
     else
         word_coefficients_.clear();
+    unit_coefficients_ =
+        !word_coefficients_.empty() && std::all_of(word_coefficients_.begin(), word_coefficients_.end(),
+                                                   [](Word c) { return c == 1 || c == -1; });
     std::vector<VarId> vars;
     for (const LinearTerm& t : terms_)
         vars.push_back(t.var);
@@ -109,6 +112,11 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     // (sum_lo moves). With distinct variables a pass reads only the sum the other one moves, so once a
     // pass after the first two changes nothing, the next one would find what it found last time: the
     // fixpoint is reached (golomb: a third of the passes were such repeats).
+    // With unit coefficients a pass of each reaches it, unless a raised minimum landed above the
+    // bound asked for (a hole): after the <= pass every term's width w_i is at most S_u = constant -
+    // sum_lo, so the >= pass (slack S_l = sum_hi - constant = sum w - S_u) leaves widths min(w_i, S_l)
+    // and S_u - sum max(0, w_i - S_l) for the next <= pass, which is never below min(w_j, S_l) since
+    // S_l <= sum over i != j of min(w_i, S_l). The confirming third pass is skipped then.
     int rounds = 0;
     for (;; ++rounds) {
         if (rounds == kRoundsPerRun) { // creeping: continue in a later run, after a limit check
@@ -129,7 +137,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
         }
         if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
         if (distinct_vars_ && rounds > 0 && !at_most_changed) break;
-        bool at_least_changed = false;
+        bool at_least_changed = false, landed_above = false;
         if (sum_hi < constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum >= constant: lo[i] >= constant - (sum_hi - hi[i])
             Word others = 0, floor = 0;
@@ -140,8 +148,10 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
             at_least_changed = true;
+            landed_above = landed_above || lo[i] > floor;
         }
         if (!at_least_changed && (distinct_vars_ || !at_most_changed)) break;
+        if (unit_coefficients_ && distinct_vars_ && !landed_above) break;
     }
     if (relation_ == LinearRelation::Le) return sum_hi <= constant ? PropStatus::Subsumed : PropStatus::Ok;
     return sum_lo == sum_hi ? (sum_lo == constant ? PropStatus::Subsumed : PropStatus::Fail) : PropStatus::Ok;

@@ -49,6 +49,7 @@ class Linear final : public Propagator {
     // constructor); otherwise empty and nothing.
     std::vector<Word> word_coefficients_;
     std::optional<Word> word_constant_;
+    bool unit_coefficients_ = false; // every word coefficient is 1 or -1 (no rounding in a narrowing)
     // Per-run buffers of propagate_words, one entry per term (sized once, in the constructor).
     std::vector<Word> scratch_lo_, scratch_hi_;
 };
