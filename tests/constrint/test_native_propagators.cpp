@@ -252,6 +252,24 @@ TEST_CASE("native propagators: all_different") {
         "all_different of 3 on {-2^63, -2^63 + 1, 2^63 - 2, 2^63 - 1}", 3,
         {bottom, bottom + 1, word_max - 1, word_max}, distinct,
         [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    // Several variables fixed in one pass (their values removed from the others together, two of them
+    // equal failing), and removals that fix more variables for the next pass.
+    check_native_propagator(
+        "all_different of 5 on [0, 4]", 5, interval(0, 4), distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); },
+        {300, 6});
+    // A variable listed twice cannot differ from itself: no assignment is a solution.
+    check_native_propagator(
+        "all_different(x, y, x)", 2, interval(-1, 1), [](const Assignment&) { return false; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<AllDifferent>(std::vector<VarId>{x[0], x[1], x[0]}));
+        });
+    check_native_propagator(
+        "all_different(x, y, x) beyond a word", 2, {word_max, word_max + 1},
+        [](const Assignment&) { return false; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<AllDifferent>(std::vector<VarId>{x[0], x[1], x[0]}));
+        });
 }
 
 TEST_CASE("native propagators: element") {

@@ -57,6 +57,7 @@ class Store {
     }
     bool assign(VarId x, const Integer& v);
     bool remove(VarId x, const Integer& v);
+    bool remove_word(VarId x, Word v); // the same for a value given as a machine word
     bool remove_range(VarId x, const Integer& lo, const Integer& hi);
     bool intersect(VarId x, const Domain& d);
     bool restrict_congruence(VarId x, const Integer& modulus, const Integer& residue);
