@@ -34,6 +34,7 @@ class Linear final : public Propagator {
     // The same reasoning in 64-bit machine words with overflow checks; nothing when a bound, a
     // product or a sum does not fit (the run then starts over on the Integer path).
     std::optional<PropStatus> propagate_words(Store& s);
+    template <std::size_t kTerms, bool kUnit> std::optional<PropStatus> propagate_words_of(Store& s);
     PropStatus propagate_le(Store& s, bool& changed);
     PropStatus propagate_ge(Store& s, bool& changed);
     PropStatus propagate_ne(Store& s);
