@@ -32,9 +32,9 @@ struct WordInterval {
 // missing congruent value. A fixed domain has modulus 1.
 // Representation, chosen per domain after every change: without a congruence and with every bound
 // within a machine word (almost every domain of a model), the intervals are WordIntervals, so that
-// narrowing, trailing and restoring move plain words (golomb: constructing, moving and resizing
-// cpp_int interval elements was a third of the run); otherwise they are Integers. Both represent
-// the same set the same way, so the choice is never visible through the Integer accessors.
+// narrowing, trailing and restoring move plain words, no cpp_int element constructed, moved or
+// resized (golomb 9: 14% fewer instructions); otherwise they are Integers. Both represent the same
+// set the same way, so the choice is never visible through the Integer accessors.
 class Domain {
   public:
     Domain() = default; // the empty domain
