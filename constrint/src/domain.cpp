@@ -38,7 +38,11 @@ Integer round_down(const Integer& v, const Integer& modulus, const Integer& resi
 
 Domain Domain::range(const Integer& lo, const Integer& hi) {
     Domain d;
-    if (lo <= hi) d.intervals_.push_back({lo, hi});
+    if (lo <= hi) {
+        d.in_words_ = false;
+        d.intervals_.push_back({lo, hi});
+        d.settle();
+    }
     return d;
 }
 
@@ -46,6 +50,7 @@ Domain Domain::values(std::vector<Integer> values) {
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     Domain d;
+    d.in_words_ = false;
     for (auto& v : values) {
         if (!d.intervals_.empty() && d.intervals_.back().hi + 1 == v) {
             d.intervals_.back().hi = std::move(v);
@@ -53,29 +58,101 @@ Domain Domain::values(std::vector<Integer> values) {
             d.intervals_.push_back({v, v});
         }
     }
+    d.settle();
     return d;
 }
 
-namespace {
-// The number of values of d in machine words; false when a bound, a difference or the total does not fit.
-bool size_in_words(const Domain& d, Word& total) {
-    Word modulus = 0;
-    if (!read_word(d.modulus(), modulus)) return false;
-    total = 0;
-    for (const Interval& iv : d.intervals()) {
-        Word lo = 0, hi = 0, span = 0;
-        if (!read_word(iv.lo, lo) || !read_word(iv.hi, hi) || !subtract_word(hi, lo, span) ||
-            !add_word(total, span / modulus, total) || !add_word(total, 1, total))
-            return false;
-    }
-    return true;
+void Domain::sync_word_bounds() {
+    if (words_.empty()) return;
+    write_word(min_, words_.front().lo);
+    write_word(max_, words_.back().hi);
 }
-} // namespace
+
+void Domain::to_integers() {
+    if (!in_words_) return;
+    intervals_.resize(words_.size());
+    for (std::size_t i = 0; i < words_.size(); ++i) {
+        intervals_[i].lo = words_[i].lo;
+        intervals_[i].hi = words_[i].hi;
+    }
+    words_.clear();
+    in_words_ = false;
+}
+
+void Domain::settle() {
+    if (!in_words_) {
+        Word lo = 0, hi = 0;
+        // Sorted intervals: when the outer bounds fit a word, every bound does.
+        if (intervals_.empty() || (is_one(modulus_) && read_word(intervals_.front().lo, lo) &&
+                                   read_word(intervals_.back().hi, hi))) {
+            words_.resize(intervals_.size());
+            for (std::size_t i = 0; i < intervals_.size(); ++i) {
+                read_word(intervals_[i].lo, words_[i].lo);
+                read_word(intervals_[i].hi, words_[i].hi);
+            }
+            intervals_.clear();
+            in_words_ = true;
+            modulus_ = 1;
+            residue_ = 0;
+        }
+    }
+    if (in_words_) sync_word_bounds();
+}
+
+void Domain::clear() {
+    words_.clear();
+    intervals_.clear();
+    in_words_ = true;
+    if (!is_one(modulus_)) modulus_ = 1, residue_ = 0;
+}
+
+template <class Operation> auto Domain::through_integers(Operation operation) {
+    to_integers();
+    const auto result = operation();
+    settle();
+    return result;
+}
+
+std::vector<Interval> Domain::intervals() const {
+    if (!in_words_) return intervals_;
+    std::vector<Interval> out;
+    out.reserve(words_.size());
+    for (const WordInterval& w : words_)
+        out.push_back({Integer(w.lo), Integer(w.hi)});
+    return out;
+}
 
 Integer Domain::size() const {
-    // Words first: first-fail branching asks every open variable's size at every node.
-    if (Word words = 0; size_in_words(*this, words)) return words;
+    // Words first: first-fail branching asks every open variable's size at every node. False when
+    // a bound, a difference or the total does not fit.
+    const auto count_in_words = [this](Word& total) {
+        total = 0;
+        if (in_words_) {
+            for (const WordInterval& iv : words_) {
+                Word span = 0;
+                if (!subtract_word(iv.hi, iv.lo, span) || !add_word(total, span, total) ||
+                    !add_word(total, 1, total))
+                    return false;
+            }
+            return true;
+        }
+        Word modulus = 0;
+        if (!read_word(modulus_, modulus)) return false;
+        for (const Interval& iv : intervals_) {
+            Word lo = 0, hi = 0, span = 0;
+            if (!read_word(iv.lo, lo) || !read_word(iv.hi, hi) || !subtract_word(hi, lo, span) ||
+                !add_word(total, span / modulus, total) || !add_word(total, 1, total))
+                return false;
+        }
+        return true;
+    };
+    if (Word words = 0; count_in_words(words)) return words;
     Integer total = 0;
+    if (in_words_) {
+        for (const WordInterval& iv : words_)
+            total += Integer(iv.hi) - iv.lo + 1;
+        return total;
+    }
     if (modulus_ == 1) {
         for (const auto& iv : intervals_)
             total += iv.hi - iv.lo + 1;
@@ -86,7 +163,19 @@ Integer Domain::size() const {
     return total;
 }
 
+bool Domain::contains_word(Word v) const {
+    if (words_.empty() || v < words_.front().lo || v > words_.back().hi) return false;
+    if (words_.size() == 1) return true;
+    const auto after = std::upper_bound(words_.begin(), words_.end(), v,
+                                        [](Word x, const WordInterval& iv) { return x < iv.lo; });
+    return std::prev(after)->hi >= v;
+}
+
 bool Domain::contains(const Integer& v) const {
+    if (in_words_) {
+        Word w = 0;
+        return read_word(v, w) && contains_word(w);
+    }
     if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
     if (!is_one(modulus_) && floor_mod(v - residue_, modulus_) != 0) return false;
     if (intervals_.size() == 1) return true;
@@ -118,32 +207,48 @@ void Domain::normalize() {
 }
 
 void Domain::assign(const Integer& v) {
+    if (!is_one(modulus_)) modulus_ = 1, residue_ = 0;
+    if (Word w = 0; read_word(v, w)) {
+        intervals_.clear();
+        in_words_ = true;
+        words_.resize(1);
+        words_[0] = {w, w};
+        sync_word_bounds();
+        return;
+    }
+    words_.clear();
+    in_words_ = false;
     intervals_.resize(1);
     intervals_[0].lo = v;
     intervals_[0].hi = v;
-    modulus_ = 1;
-    residue_ = 0;
 }
 
-void Domain::assign_word_intervals(const std::int64_t* bounds, std::size_t count) {
-    intervals_.resize(count);
-    // A bound that holds its value already is left alone: most restores undo one changed interval,
-    // and a word assigned to an Integer is an out-of-line resize of its limbs.
-    const auto restore = [](Integer& bound, std::int64_t value) {
-        if (Word now = 0; !read_word(bound, now) || now != value) write_word(bound, value);
-    };
-    for (std::size_t i = 0; i < count; ++i) {
-        restore(intervals_[i].lo, bounds[2 * i]);
-        restore(intervals_[i].hi, bounds[2 * i + 1]);
+void Domain::assign_word_intervals(const std::vector<WordInterval>& intervals) {
+    if (!in_words_ || words_.empty() || intervals.empty()) {
+        words_ = intervals;
+        intervals_.clear();
+        in_words_ = true;
+        if (!is_one(modulus_)) modulus_ = 1, residue_ = 0;
+        sync_word_bounds();
+        return;
     }
-    modulus_ = 1;
-    residue_ = 0;
+    // Most restores undo one narrowing: a bound Integer is written only when its word changed.
+    const Word old_min = words_.front().lo, old_max = words_.back().hi;
+    words_ = intervals; // reuses the buffer when it is large enough
+    if (words_.front().lo != old_min) write_word(min_, words_.front().lo);
+    if (words_.back().hi != old_max) write_word(max_, words_.back().hi);
 }
 
 bool Domain::restrict_min(const Integer& lo) {
-    if (intervals_.empty() || compare(lo, min()) <= 0) return false;
+    if (empty() || compare(lo, min()) <= 0) return false;
     if (compare(lo, max()) > 0) {
-        *this = Domain();
+        clear();
+        return true;
+    }
+    if (in_words_) { // min() < lo <= max(): lo is a word
+        Word w = 0;
+        read_word(lo, w);
+        restrict_min_inside(w);
         return true;
     }
     auto first = std::find_if(intervals_.begin(), intervals_.end(),
@@ -158,87 +263,80 @@ bool Domain::restrict_min(const Integer& lo) {
         }
     }
     if (fixed()) modulus_ = 1, residue_ = 0;
+    settle(); // the bounds may fit words now
     return true;
 }
 
 void Domain::restrict_min_inside(std::int64_t lo) {
-    // Every interval bound is a word here, so read_word succeeds; intervals ending below lo go.
-    std::size_t first = 0;
-    for (Word end = 0; read_word(intervals_[first].hi, end) && end < lo;)
-        ++first;
-    intervals_.erase(intervals_.begin(), intervals_.begin() + static_cast<std::ptrdiff_t>(first));
-    Integer& front = intervals_.front().lo;
-    if (Word start = 0; read_word(front, start) && start < lo) {
-        if (is_one(modulus_))
-            write_word(front, lo);
-        else
-            front = round_up(Integer(lo), modulus_, residue_);
-    }
-    if (fixed()) modulus_ = 1, residue_ = 0;
-}
-
-namespace {
-// The interval that may hold v (the last one starting at or below v), for a domain of word bounds
-// with min() <= v.
-std::vector<Interval>::const_iterator interval_at_most(const std::vector<Interval>& intervals, Word v) {
-    const auto after =
-        std::upper_bound(intervals.begin(), intervals.end(), v, [](Word x, const Interval& iv) {
-            Word start = 0;
-            return read_word(iv.lo, start) && x < start;
-        });
-    return std::prev(after);
-}
-} // namespace
-
-bool Domain::contains_inside(std::int64_t v) const {
-    if (!is_one(modulus_)) return contains(Integer(v));
-    Word end = 0;
-    return read_word(interval_at_most(intervals_, v)->hi, end) && v <= end;
-}
-
-void Domain::remove_inside(std::int64_t v) {
-    if (!is_one(modulus_)) {
-        remove(Integer(v));
+    if (!in_words_) {
+        restrict_min(Integer(lo));
         return;
     }
-    const auto it = intervals_.begin() + (interval_at_most(intervals_, v) - intervals_.begin());
-    Word start = 0, end = 0;
-    read_word(it->lo, start);
-    read_word(it->hi, end);
-    // v lies strictly inside a word range here, so v - 1 and v + 1 are words where they are stored.
-    if (start == v && end == v) {
-        intervals_.erase(it);
-    } else if (start == v) {
-        write_word(it->lo, v + 1);
-    } else if (end == v) {
-        write_word(it->hi, v - 1);
-    } else {
-        Interval upper{Integer(v + 1), std::move(it->hi)};
-        write_word(it->hi, v - 1);
-        intervals_.insert(std::next(it), std::move(upper));
-    }
-    if (fixed()) modulus_ = 1, residue_ = 0;
+    auto first = words_.begin(); // intervals ending below lo go; one ends at max() >= lo
+    while (first->hi < lo)
+        ++first;
+    words_.erase(words_.begin(), first);
+    if (words_.front().lo < lo) words_.front().lo = lo;
+    write_word(min_, words_.front().lo);
 }
 
 void Domain::restrict_max_inside(std::int64_t hi) {
-    std::size_t last = intervals_.size();
-    for (Word start = 0; read_word(intervals_[last - 1].lo, start) && start > hi;)
-        --last;
-    intervals_.resize(last);
-    Integer& back = intervals_.back().hi;
-    if (Word end = 0; read_word(back, end) && end > hi) {
-        if (is_one(modulus_))
-            write_word(back, hi);
-        else
-            back = round_down(Integer(hi), modulus_, residue_);
+    if (!in_words_) {
+        restrict_max(Integer(hi));
+        return;
     }
-    if (fixed()) modulus_ = 1, residue_ = 0;
+    auto last = words_.end(); // intervals starting above hi go; one starts at min() <= hi
+    while (std::prev(last)->lo > hi)
+        --last;
+    words_.erase(last, words_.end());
+    if (words_.back().hi > hi) words_.back().hi = hi;
+    write_word(max_, words_.back().hi);
+}
+
+bool Domain::contains_inside(std::int64_t v) const {
+    return in_words_ ? contains_word(v) : contains(Integer(v));
+}
+
+void Domain::remove_inside(std::int64_t v) {
+    if (in_words_)
+        remove_word(v);
+    else
+        remove(Integer(v));
+}
+
+bool Domain::remove_word(Word v) {
+    if (words_.empty() || v < words_.front().lo || v > words_.back().hi) return false;
+    auto it = std::prev(std::upper_bound(words_.begin(), words_.end(), v,
+                                         [](Word x, const WordInterval& iv) { return x < iv.lo; }));
+    if (it->hi < v) return false;
+    const bool at_min = v == words_.front().lo, at_max = v == words_.back().hi;
+    // v + 1 is computed only when v < it->hi, v - 1 only when v > it->lo: both are words then.
+    if (it->lo == v && it->hi == v) {
+        words_.erase(it);
+    } else if (it->lo == v) {
+        it->lo = v + 1;
+    } else if (it->hi == v) {
+        it->hi = v - 1;
+    } else {
+        const WordInterval upper{v + 1, it->hi};
+        it->hi = v - 1;
+        words_.insert(std::next(it), upper);
+    }
+    if (at_min && !words_.empty()) write_word(min_, words_.front().lo);
+    if (at_max && !words_.empty()) write_word(max_, words_.back().hi);
+    return true;
 }
 
 bool Domain::restrict_max(const Integer& hi) {
-    if (intervals_.empty() || compare(hi, max()) >= 0) return false;
+    if (empty() || compare(hi, max()) >= 0) return false;
     if (compare(hi, min()) < 0) {
-        *this = Domain();
+        clear();
+        return true;
+    }
+    if (in_words_) { // min() <= hi < max(): hi is a word
+        Word w = 0;
+        read_word(hi, w);
+        restrict_max_inside(w);
         return true;
     }
     auto last = std::find_if(intervals_.rbegin(), intervals_.rend(),
@@ -252,10 +350,15 @@ bool Domain::restrict_max(const Integer& hi) {
         }
     }
     if (fixed()) modulus_ = 1, residue_ = 0;
+    settle(); // the bounds may fit words now
     return true;
 }
 
 bool Domain::remove(const Integer& v) {
+    if (in_words_) {
+        Word w = 0;
+        return read_word(v, w) && remove_word(w);
+    }
     // contains(v), keeping the interval it finds.
     if (intervals_.empty() || compare(v, min()) < 0 || compare(v, max()) > 0) return false;
     if (!is_one(modulus_) && floor_mod(v - residue_, modulus_) != 0) return false;
@@ -291,11 +394,16 @@ bool Domain::remove(const Integer& v) {
         intervals_.insert(std::next(it), std::move(upper));
     }
     if (intervals_.empty() || fixed()) modulus_ = 1, residue_ = 0;
+    settle(); // the bounds may fit words now
     return true;
 }
 
 bool Domain::remove_range(const Integer& lo, const Integer& hi) {
-    if (intervals_.empty() || lo > hi || hi < min() || lo > max()) return false;
+    if (empty() || lo > hi || hi < min() || lo > max()) return false;
+    return through_integers([&] { return remove_range_of_integers(lo, hi); });
+}
+
+bool Domain::remove_range_of_integers(const Integer& lo, const Integer& hi) {
     const Integer before = size();
     std::vector<Interval> kept;
     kept.reserve(intervals_.size() + 1);
@@ -313,7 +421,11 @@ bool Domain::remove_range(const Integer& lo, const Integer& hi) {
 }
 
 bool Domain::restrict_congruence(const Integer& modulus, const Integer& residue) {
-    if (intervals_.empty() || modulus == 1) return false;
+    if (empty() || modulus == 1) return false;
+    return through_integers([&] { return restrict_congruence_of_integers(modulus, residue); });
+}
+
+bool Domain::restrict_congruence_of_integers(const Integer& modulus, const Integer& residue) {
     const Integer m2 = modulus < 0 ? Integer(-modulus) : modulus;
     const Integer r2 = floor_mod(residue, m2);
     if (fixed()) {
@@ -339,56 +451,83 @@ bool Domain::restrict_congruence(const Integer& modulus, const Integer& residue)
 }
 
 bool Domain::intersect(const Domain& other) {
-    if (intervals_.empty()) return false;
-    if (other.intervals_.empty()) {
-        *this = Domain();
+    if (empty()) return false;
+    if (other.empty()) {
+        clear();
+        return true;
+    }
+    if (in_words_ && other.in_words_) {
+        // The pairwise overlaps of two canonical lists are canonical: changed when they differ.
+        std::vector<WordInterval> result;
+        const auto& b = other.words_;
+        for (std::size_t i = 0, j = 0; i < words_.size() && j < b.size();) {
+            const Word lo = std::max(words_[i].lo, b[j].lo), hi = std::min(words_[i].hi, b[j].hi);
+            if (lo <= hi) result.push_back({lo, hi});
+            if (words_[i].hi < b[j].hi) {
+                ++i;
+            } else {
+                ++j;
+            }
+        }
+        if (result == words_) return false;
+        words_ = std::move(result);
+        sync_word_bounds();
         return true;
     }
     const Integer before = size();
-    if (other.modulus_ != 1) restrict_congruence(other.modulus_, other.residue_);
-    std::vector<Interval> result;
-    std::size_t i = 0, j = 0;
-    const auto& b = other.intervals_;
-    while (i < intervals_.size() && j < b.size()) {
-        const Integer& lo = std::max(intervals_[i].lo, b[j].lo);
-        const Integer& hi = std::min(intervals_[i].hi, b[j].hi);
-        if (lo <= hi) result.push_back({lo, hi});
-        if (intervals_[i].hi < b[j].hi) {
-            ++i;
-        } else {
-            ++j;
+    if (!is_one(other.modulus_)) restrict_congruence(other.modulus_, other.residue_);
+    const std::vector<Interval> b = other.intervals();
+    through_integers([&] {
+        std::vector<Interval> result;
+        std::size_t i = 0, j = 0;
+        while (i < intervals_.size() && j < b.size()) {
+            const Integer& lo = std::max(intervals_[i].lo, b[j].lo);
+            const Integer& hi = std::min(intervals_[i].hi, b[j].hi);
+            if (lo <= hi) result.push_back({lo, hi});
+            if (intervals_[i].hi < b[j].hi) {
+                ++i;
+            } else {
+                ++j;
+            }
         }
-    }
-    intervals_ = std::move(result);
-    normalize();
-    return intervals_.empty() || size() != before;
+        intervals_ = std::move(result);
+        normalize();
+        return true;
+    });
+    return empty() || size() != before;
 }
 
 Domain Domain::shifted(const Integer& offset) const {
     Domain d = *this;
+    d.to_integers();
     for (auto& iv : d.intervals_) {
         iv.lo += offset;
         iv.hi += offset;
     }
     d.residue_ = floor_mod(residue_ + offset, modulus_);
+    d.settle();
     return d;
 }
 
 Domain Domain::negated() const {
     Domain d;
-    d.intervals_.reserve(intervals_.size());
-    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it)
+    d.in_words_ = false;
+    const std::vector<Interval> source = intervals();
+    d.intervals_.reserve(source.size());
+    for (auto it = source.rbegin(); it != source.rend(); ++it)
         d.intervals_.push_back({-it->hi, -it->lo});
     d.modulus_ = modulus_;
     d.residue_ = floor_mod(-residue_, modulus_);
+    d.settle();
     return d;
 }
 
 Domain Domain::scaled(const Integer& factor) const {
     if (factor < 0) return negated().scaled(-factor);
-    if (factor == 0) return intervals_.empty() ? Domain() : single(0);
-    if (factor == 1 || intervals_.empty()) return *this;
+    if (factor == 0) return empty() ? Domain() : single(0);
+    if (factor == 1 || empty()) return *this;
     Domain d = *this;
+    d.to_integers();
     for (auto& iv : d.intervals_) {
         iv.lo *= factor;
         iv.hi *= factor;
@@ -397,15 +536,17 @@ Domain Domain::scaled(const Integer& factor) const {
         d.modulus_ = modulus_ * factor;
         d.residue_ = residue_ * factor;
     }
+    d.settle();
     return d;
 }
 
 Domain Domain::divided_exactly(const Integer& divisor) const {
     if (divisor < 0) return negated().divided_exactly(-divisor);
-    if (divisor == 1 || intervals_.empty()) return *this;
+    if (divisor == 1 || empty()) return *this;
     Domain d = *this;
     d.restrict_congruence(divisor, 0);
     if (d.empty()) return d;
+    d.to_integers();
     for (auto& iv : d.intervals_) {
         iv.lo /= divisor;
         iv.hi /= divisor;
@@ -414,10 +555,20 @@ Domain Domain::divided_exactly(const Integer& divisor) const {
         d.modulus_ /= divisor;
         d.residue_ /= divisor;
     }
+    d.settle();
     return d;
 }
 
 std::optional<Integer> Domain::next_at_least(const Integer& v) const {
+    if (in_words_) {
+        if (words_.empty() || compare(v, max_) > 0) return std::nullopt;
+        if (compare(v, min_) <= 0) return min_;
+        Word w = 0;
+        read_word(v, w); // between the bounds
+        auto it =
+            std::find_if(words_.begin(), words_.end(), [&](const WordInterval& iv) { return iv.hi >= w; });
+        return Integer(std::max(it->lo, w));
+    }
     auto it =
         std::find_if(intervals_.begin(), intervals_.end(), [&](const Interval& iv) { return iv.hi >= v; });
     if (it == intervals_.end()) return std::nullopt;
@@ -425,6 +576,15 @@ std::optional<Integer> Domain::next_at_least(const Integer& v) const {
 }
 
 std::optional<Integer> Domain::prev_at_most(const Integer& v) const {
+    if (in_words_) {
+        if (words_.empty() || compare(v, min_) < 0) return std::nullopt;
+        if (compare(v, max_) >= 0) return max_;
+        Word w = 0;
+        read_word(v, w);
+        auto it =
+            std::find_if(words_.rbegin(), words_.rend(), [&](const WordInterval& iv) { return iv.lo <= w; });
+        return Integer(std::min(it->hi, w));
+    }
     auto it =
         std::find_if(intervals_.rbegin(), intervals_.rend(), [&](const Interval& iv) { return iv.lo <= v; });
     if (it == intervals_.rend()) return std::nullopt;
@@ -432,7 +592,9 @@ std::optional<Integer> Domain::prev_at_most(const Integer& v) const {
 }
 
 bool Domain::operator==(const Domain& other) const {
-    if (modulus_ == other.modulus_ && residue_ == other.residue_) return intervals_ == other.intervals_;
+    if (in_words_ && other.in_words_) return words_ == other.words_;
+    if (!in_words_ && !other.in_words_ && modulus_ == other.modulus_ && residue_ == other.residue_)
+        return intervals_ == other.intervals_;
     const Integer n = size();
     if (n != other.size()) return false;
     Domain common = *this;
@@ -442,10 +604,11 @@ bool Domain::operator==(const Domain& other) const {
 
 std::string Domain::to_string() const {
     std::string s = "{";
-    for (std::size_t i = 0; i < intervals_.size(); ++i) {
+    const std::vector<Interval> all = intervals();
+    for (std::size_t i = 0; i < all.size(); ++i) {
         if (i > 0) s += ", ";
-        s += intervals_[i].lo.str();
-        if (intervals_[i].hi != intervals_[i].lo) s += ".." + intervals_[i].hi.str();
+        s += all[i].lo.str();
+        if (all[i].hi != all[i].lo) s += ".." + all[i].hi.str();
     }
     s += "}";
     if (modulus_ != 1) s += " mod " + modulus_.str() + " = " + residue_.str();

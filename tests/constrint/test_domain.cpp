@@ -49,6 +49,20 @@ std::vector<Integer> as_list(const Values& values) {
     return {values.begin(), values.end()};
 }
 
+// d answers membership, next_at_least and prev_at_most at v as the set `expected` does.
+template <class Set, class Value>
+void check_queries_at(const Domain& d, const Set& expected, const Value& v) {
+    CHECK(d.contains(v) == (expected.count(v) == 1));
+    const auto up = expected.lower_bound(v);
+    const auto next = d.next_at_least(v);
+    CHECK(next.has_value() == (up != expected.end()));
+    if (next && up != expected.end()) CHECK(*next == *up);
+    const auto down = expected.upper_bound(v);
+    const auto prev = d.prev_at_most(v);
+    CHECK(prev.has_value() == (down != expected.begin()));
+    if (prev && down != expected.begin()) CHECK(*prev == *std::prev(down));
+}
+
 // Domain d holds exactly `expected`, answers every query as the set does, and is in canonical form.
 void check_same(const Domain& d, const Values& expected) {
     INFO("domain ", d.to_string(), ", expected ", show(expected));
@@ -62,15 +76,7 @@ void check_same(const Domain& d, const Values& expected) {
     }
     for (long long v = -kWindow; v <= kWindow; ++v) {
         CAPTURE(v);
-        CHECK(d.contains(v) == (expected.count(v) == 1));
-        const auto up = expected.lower_bound(v);
-        const auto next = d.next_at_least(v);
-        CHECK(next.has_value() == (up != expected.end()));
-        if (next && up != expected.end()) CHECK(*next == *up);
-        const auto down = expected.upper_bound(v);
-        const auto prev = d.prev_at_most(v);
-        CHECK(prev.has_value() == (down != expected.begin()));
-        if (prev && down != expected.begin()) CHECK(*prev == *std::prev(down));
+        check_queries_at(d, expected, v);
     }
     // Canonical form: congruent interval bounds, sorted, a missing congruent value between
     // intervals, modulus 1 when fixed.
@@ -459,4 +465,146 @@ TEST_CASE("domain: remove and bound narrowing next to 2^63 - 1 and -2^63 agree w
             CHECK(lowered == Domain::range(values.front(), values[i]));
         }
     }
+}
+
+// A domain is held in words exactly when it has no congruence and its bounds fit 64 bits, and it
+// switches both ways as it changes. Random narrowings of value lists near 2^62, 2^63 - 1, -2^63 and
+// beyond a word (2^64, -2^64 - 3) are compared with a set of Integers, with the representation
+// checked after every step, so that both representations and every switch between them are covered.
+TEST_CASE("domain: word and Integer representations near the 64-bit boundaries agree with a set model") {
+    using Set = std::set<Integer>;
+    const Integer top = std::numeric_limits<std::int64_t>::max(),
+                  bottom = std::numeric_limits<std::int64_t>::min();
+    const std::vector<Integer> centres = {Integer(1) << 62,        top,       bottom, Integer(1) << 64,
+                                          -(Integer(1) << 64) - 3, Integer(0)};
+    const auto fits = [&](const Integer& v) { return bottom <= v && v <= top; };
+    const auto check = [&](const Domain& d, const Set& expected, const std::vector<Integer>& probes) {
+        INFO("domain ", d.to_string());
+        REQUIRE(d.empty() == expected.empty());
+        CHECK(d.size() == expected.size());
+        CHECK(d.fixed() == (expected.size() == 1));
+        CHECK(d.in_words() == (d.modulus() == 1 && (d.empty() || (fits(d.min()) && fits(d.max())))));
+        if (!expected.empty()) {
+            CHECK(d.min() == *expected.begin());
+            CHECK(d.max() == *expected.rbegin());
+        }
+        for (const Integer& v : probes) {
+            CAPTURE(constrint::to_string(v));
+            check_queries_at(d, expected, v);
+        }
+        if (d.in_words()) { // the word intervals are the Integer ones
+            const std::vector<constrint::Interval> integers = d.intervals();
+            REQUIRE(integers.size() == d.word_intervals().size());
+            for (std::size_t i = 0; i < integers.size(); ++i) {
+                CHECK(integers[i].lo == d.word_intervals()[i].lo);
+                CHECK(integers[i].hi == d.word_intervals()[i].hi);
+            }
+        }
+        CHECK(d == Domain::values({expected.begin(), expected.end()}));
+    };
+    Random random(19);
+    for (int trial = 0; trial < 400; ++trial) {
+        // One or two windows of values around centres, with holes.
+        Set values;
+        std::vector<Integer> probes;
+        for (int w = 0, windows = static_cast<int>(random.between(1, 2)); w < windows; ++w) {
+            const Integer& centre = centres[static_cast<std::size_t>(random.between(0, 5))];
+            for (int delta = -5; delta <= 5; ++delta) {
+                probes.push_back(centre + delta);
+                if (random.chance(70)) values.insert(centre + delta);
+            }
+        }
+        if (values.empty()) continue;
+        Domain d = Domain::values({values.begin(), values.end()});
+        CAPTURE(trial);
+        check(d, values, probes);
+        for (int step = 0; step < 6 && !values.empty(); ++step) {
+            const Integer& v = probes[static_cast<std::size_t>(
+                random.between(0, static_cast<long long>(probes.size()) - 1))];
+            const Integer& v2 = probes[static_cast<std::size_t>(
+                random.between(0, static_cast<long long>(probes.size()) - 1))];
+            const int op = static_cast<int>(random.between(0, 6));
+            CAPTURE(step);
+            CAPTURE(op);
+            CAPTURE(constrint::to_string(v));
+            Set next;
+            bool changed = false;
+            switch (op) {
+            case 0:
+                for (const Integer& x : values)
+                    if (x >= v) next.insert(x);
+                changed = d.restrict_min(v);
+                break;
+            case 1:
+                for (const Integer& x : values)
+                    if (x <= v) next.insert(x);
+                changed = d.restrict_max(v);
+                break;
+            case 2:
+                next = values;
+                next.erase(v);
+                changed = d.remove(v);
+                break;
+            case 3: {
+                const Integer& lo = std::min(v, v2);
+                const Integer& hi = std::max(v, v2);
+                for (const Integer& x : values)
+                    if (x < lo || x > hi) next.insert(x);
+                changed = d.remove_range(lo, hi);
+                break;
+            }
+            case 4: { // a congruence: the domain leaves the words unless it becomes fixed
+                const long long m = random.between(2, 3), r = random.between(0, m - 1);
+                for (const Integer& x : values)
+                    if (constrint::floor_mod(x - r, m) == 0) next.insert(x);
+                changed = d.restrict_congruence(m, r);
+                break;
+            }
+            case 5: { // intersection with a window around v, held in words or not
+                const Domain window = Domain::range(v - 3, v + 3);
+                for (const Integer& x : values)
+                    if (x >= v - 3 && x <= v + 3) next.insert(x);
+                changed = d.intersect(window);
+                break;
+            }
+            default:
+                if (values.count(v) == 0) continue;
+                next = {v};
+                d.assign(v);
+                changed = values.size() > 1;
+                break;
+            }
+            CHECK(changed == (next != values));
+            values = next;
+            check(d, values, probes);
+        }
+    }
+}
+
+// The images leave and re-enter the words: shifting past 2^63 - 1, negating -2^63, scaling.
+TEST_CASE("domain: images switch between word and Integer intervals at the 64-bit boundaries") {
+    const Integer top = std::numeric_limits<std::int64_t>::max(),
+                  bottom = std::numeric_limits<std::int64_t>::min();
+    const Domain near_top = Domain::values({top - 4, top - 2, top});
+    REQUIRE(near_top.in_words());
+    const Domain past = near_top.shifted(1); // top + 1 is beyond a word
+    CHECK_FALSE(past.in_words());
+    CHECK(past == Domain::values({top - 3, top - 1, top + 1}));
+    const Domain back = past.shifted(-1);
+    CHECK(back.in_words());
+    CHECK(back == near_top);
+    const Domain at_bottom = Domain::values({bottom, bottom + 5});
+    CHECK(at_bottom.in_words());
+    const Domain negated = at_bottom.negated(); // -(-2^63) = 2^63 does not fit
+    CHECK_FALSE(negated.in_words());
+    CHECK(negated == Domain::values({-bottom, -bottom - 5}));
+    const Domain doubled = Domain::values({1, 2}).scaled(Integer(1) << 62); // {2^62, 2^63}: a congruence
+    CHECK_FALSE(doubled.in_words());
+    CHECK(doubled.contains(Integer(1) << 63));
+    Domain fixed_again = doubled;
+    CHECK(fixed_again.restrict_max(top)); // {2^62}: fixed, no congruence, a word
+    CHECK(fixed_again.in_words());
+    CHECK(fixed_again == Domain::single(Integer(1) << 62));
+    CHECK(Domain::values({2, 4, 6}).divided_exactly(2) == Domain::range(1, 3));
+    CHECK(Domain::values({2, 4, 6}).divided_exactly(2).in_words());
 }

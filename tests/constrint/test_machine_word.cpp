@@ -202,6 +202,14 @@ TEST_CASE("machine word: linear sums on domains at the 64-bit boundaries, word a
                  {-1, -1}, Eq, kWordMax - 1);
     check_linear("x - y <= -2^63 + 1 at the extremes", {run_of(kWordMin, 5), run_of(kWordMax - 4, 5)},
                  {1, -1}, Le, kWordMin + 1);
+    // Three terms of coefficient 1 or -1 (the unrolled path): within words, a sum passing 2^63 - 1, and
+    // -y for y = -2^63, which does not fit.
+    check_linear("-x - y + z == 0 around 2^62", {run_of(kTwo62 - 2, 5), run_of(-2, 5), run_of(kTwo62 - 2, 5)},
+                 {-1, -1, 1}, Eq, 0);
+    check_linear("x + y + z == 2^63 - 1 around 2^62",
+                 {run_of(kTwo62 - 2, 5), run_of(kTwo62 - 2, 5), run_of(-2, 5)}, {1, 1, 1}, Eq, kWordMax);
+    check_linear("x - y - z == 0, y at -2^63", {run_of(kWordMin, 5), run_of(kWordMin, 5), run_of(-2, 5)},
+                 {1, -1, -1}, Eq, 0);
     // A product passes 64 bits: 2^32 x from x = 2^31 on, 3x from x = 2^63 / 3.
     check_linear("2^32 x - y == 0, x around 2^31",
                  {run_of((Integer(1) << 31) - 2, 5), run_of((Integer(1) << 63) - (Integer(1) << 32) - 2, 5)},

@@ -107,8 +107,9 @@ TEST_CASE("native propagators: linear equality, inequality, disequality") {
     CHECK(store.propagations() == 1);
 }
 
-// The word path stops as soon as a pass changes nothing (distinct variables). At the fixpoint of the
-// bound rules every term's range fits both slacks (max - min of c * x <= constant - sum of minima and
+// The word path stops as soon as a pass changes nothing (distinct variables), or, with unit
+// coefficients, after a pass of each kind where no raised minimum landed beyond its bound. At the fixpoint of
+// the bound rules every term's range fits both slacks (max - min of c * x <= constant - sum of minima and
 // <= sum of maxima - constant), and a second run changes nothing: checked on every box of three
 // variables in [-2, 2], with a hole or not.
 TEST_CASE("native propagators: a linear equality reaches its fixpoint in one run") {
@@ -121,9 +122,14 @@ TEST_CASE("native propagators: a linear equality reaches its fixpoint in one run
     for (int lo = -2; lo <= 2; ++lo)
         for (int hi = lo; hi <= 2; ++hi) {
             boxes.push_back(Domain::range(lo, hi));
-            if (hi - lo >= 2) {
+            if (hi - lo >= 2) { // a hole next to either bound: a narrowing lands beyond the bound it asked
                 Domain holed = Domain::range(lo, hi);
                 holed.remove(lo + 1);
+                boxes.push_back(holed);
+            }
+            if (hi - lo >= 3) {
+                Domain holed = Domain::range(lo, hi);
+                holed.remove(hi - 1);
                 boxes.push_back(holed);
             }
         }
@@ -246,6 +252,24 @@ TEST_CASE("native propagators: all_different") {
         "all_different of 3 on {-2^63, -2^63 + 1, 2^63 - 2, 2^63 - 1}", 3,
         {bottom, bottom + 1, word_max - 1, word_max}, distinct,
         [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); });
+    // Several variables fixed in one pass (their values removed from the others together, two of them
+    // equal failing), and removals that fix more variables for the next pass.
+    check_native_propagator(
+        "all_different of 5 on [0, 4]", 5, interval(0, 4), distinct,
+        [](Store& s, const std::vector<VarId>& x) { s.add_propagator(std::make_unique<AllDifferent>(x)); },
+        {300, 6});
+    // A variable listed twice cannot differ from itself: no assignment is a solution.
+    check_native_propagator(
+        "all_different(x, y, x)", 2, interval(-1, 1), [](const Assignment&) { return false; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<AllDifferent>(std::vector<VarId>{x[0], x[1], x[0]}));
+        });
+    check_native_propagator(
+        "all_different(x, y, x) beyond a word", 2, {word_max, word_max + 1},
+        [](const Assignment&) { return false; },
+        [](Store& s, const std::vector<VarId>& x) {
+            s.add_propagator(std::make_unique<AllDifferent>(std::vector<VarId>{x[0], x[1], x[0]}));
+        });
 }
 
 TEST_CASE("native propagators: element") {

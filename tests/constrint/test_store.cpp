@@ -247,3 +247,46 @@ TEST_CASE("store narrowing and trail at the 64-bit boundaries: word bounds, word
         }
     }
 }
+
+// A domain changes representation under the trail: held in Integers (a bound beyond a word, or a
+// congruence), narrowed into words, narrowed again in words, and each level restored exactly; and a
+// domain of words given a congruence, restored to words.
+TEST_CASE("store trail: domains switching between Integer and word intervals are restored at every level") {
+    Store store;
+    const VarId x = store.new_var(Domain::values({kWordMax - 4, kWordMax - 2, kWordMax, kWordMax + 1}));
+    const VarId y = store.new_var(Domain::values({-3, -1, 0, 4, 5, 9}));
+    const Domain x_start = store.dom(x), y_start = store.dom(y);
+    REQUIRE_FALSE(x_start.in_words());
+    REQUIRE(y_start.in_words());
+    for (int round = 0; round < 2; ++round) { // the second round reuses the trail entries
+        store.push_level();
+        REQUIRE(store.set_max(x, kWordMax));         // into words
+        REQUIRE(store.restrict_congruence(y, 2, 1)); // out of words: {-3, -1, 5, 9} mod 2 = 1
+        CHECK(store.dom(x).in_words());
+        CHECK_FALSE(store.dom(y).in_words());
+        check_word_bounds(store, x);
+        check_word_bounds(store, y);
+        const Domain x_middle = store.dom(x), y_middle = store.dom(y);
+        store.push_level();
+        Word lo = 0, hi = 0;
+        REQUIRE(store.word_bounds(x, lo, hi));
+        REQUIRE(store.remove(x, kWordMax - 2));
+        REQUIRE(store.set_min_word(x, lo + 1)); // {kWordMax}
+        CHECK(store.fixed(x));
+        REQUIRE(store.set_max(y, 6)); // {-3, -1, 5}
+        REQUIRE(store.remove(y, -1)); // {-3, 5}, still under the congruence
+        store.pop_level();
+        CHECK(store.dom(x) == x_middle);
+        CHECK(store.dom(y) == y_middle);
+        CHECK(store.dom(x).in_words());
+        check_word_bounds(store, x);
+        check_word_bounds(store, y);
+        store.pop_level();
+        CHECK(store.dom(x) == x_start);
+        CHECK(store.dom(y) == y_start);
+        CHECK_FALSE(store.dom(x).in_words());
+        CHECK(store.dom(y).in_words());
+        check_word_bounds(store, x);
+        check_word_bounds(store, y);
+    }
+}

@@ -47,20 +47,11 @@ void Store::save(VarId x) {
     TrailEntry& entry = trail_[trail_size_++]; // a used entry: a copy into it reuses its buffers
     entry.var = x;
     entry.old_epoch = v.saved_epoch;
-    Word modulus = 0;
-    entry.as_words = v.bounds_fit && read_word(v.dom.modulus(), modulus) && modulus == 1;
-    if (entry.as_words) {
-        // Every interval bound lies within [min_word, max_word]: all are words.
-        const std::vector<Interval>& intervals = v.dom.intervals();
-        entry.words.resize(2 * intervals.size());
-        Word* out = entry.words.data();
-        for (const Interval& iv : intervals) {
-            read_word(iv.lo, *out++);
-            read_word(iv.hi, *out++);
-        }
-    } else {
+    entry.as_words = v.dom.in_words();
+    if (entry.as_words)
+        entry.words = v.dom.word_intervals(); // reuses the entry's buffer when it is large enough
+    else
         entry.old = v.dom;
-    }
     v.saved_epoch = epoch_;
 }
 
@@ -174,27 +165,29 @@ bool Store::assign(VarId x, const Integer& value) {
 
 bool Store::remove(VarId x, const Integer& value) {
     VarState& v = vars_[x];
+    if (Word w = 0; v.bounds_fit && read_word(value, w)) return remove_word(x, w);
     Domain& d = v.dom;
-    bool at_bound = false;
-    Word w = 0;
-    const bool in_words = v.bounds_fit && read_word(value, w);
-    if (in_words) {
-        // Bounds are members (canonical form), so most answers need no search of the intervals
-        // (all_different removes each fixed value from every other variable).
-        if (w < v.min_word || w > v.max_word) return true;
-        if (v.min_word == v.max_word) return false; // value is the only one left
-        at_bound = w == v.min_word || w == v.max_word;
-        if (!at_bound && !d.contains_inside(w)) return true;
-    } else {
-        if (!d.contains(value)) return true;
-        if (d.fixed()) return false;
-        at_bound = compare(value, d.min()) == 0 || compare(value, d.max()) == 0;
-    }
+    if (!d.contains(value)) return true;
+    if (d.fixed()) return false;
+    const bool at_bound = compare(value, d.min()) == 0 || compare(value, d.max()) == 0;
     save(x);
-    if (in_words)
-        d.remove_inside(w);
-    else
-        d.remove(value);
+    d.remove(value);
+    refresh_bounds(v);
+    changed(x, fixed(x) ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
+    return true;
+}
+
+bool Store::remove_word(VarId x, Word w) {
+    VarState& v = vars_[x];
+    if (!v.bounds_fit) return remove(x, Integer(w));
+    // Bounds are members (canonical form), so most answers need no search of the intervals
+    // (all_different removes each fixed value from every other variable).
+    if (w < v.min_word || w > v.max_word) return true;
+    if (v.min_word == v.max_word) return false; // value is the only one left
+    const bool at_bound = w == v.min_word || w == v.max_word;
+    if (!at_bound && !v.dom.contains_inside(w)) return true;
+    save(x);
+    v.dom.remove_inside(w);
     refresh_bounds(v);
     changed(x, fixed(x) ? Event::Fixed : at_bound ? Event::Bounds : Event::Domain);
     return true;
@@ -307,9 +300,9 @@ void Store::pop_level() {
         TrailEntry& entry = trail_[--trail_size_];
         VarState& v = vars_[entry.var];
         if (entry.as_words) {
-            v.dom.assign_word_intervals(entry.words.data(), entry.words.size() / 2);
-            v.min_word = entry.words.front();
-            v.max_word = entry.words.back();
+            v.dom.assign_word_intervals(entry.words);
+            v.min_word = entry.words.front().lo;
+            v.max_word = entry.words.back().hi;
             v.bounds_fit = true;
         } else {
             std::swap(v.dom, entry.old); // the entry keeps the undone domain's buffers for its next use

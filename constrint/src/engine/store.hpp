@@ -57,6 +57,7 @@ class Store {
     }
     bool assign(VarId x, const Integer& v);
     bool remove(VarId x, const Integer& v);
+    bool remove_word(VarId x, Word v); // the same for a value given as a machine word
     bool remove_range(VarId x, const Integer& lo, const Integer& hi);
     bool intersect(VarId x, const Domain& d);
     bool restrict_congruence(VarId x, const Integer& modulus, const Integer& residue);
@@ -130,15 +131,15 @@ class Store {
         Event event;
         std::size_t index;
     };
-    // The domain before a change: a domain of words without a congruence is saved as its interval
-    // bounds (golomb: copying whole domains' Integers into the trail and back was a seventh of the
-    // run), any other domain as a copy.
+    // The domain before a change: a domain held in words is saved as its word intervals (golomb:
+    // copying whole domains' Integers into the trail and back was a seventh of the run), any other
+    // domain as a copy.
     struct TrailEntry {
         VarId var;
         Domain old;
         std::uint64_t old_epoch;
-        bool as_words = false;   // old is unused: the domain was the intervals of word_bounds
-        std::vector<Word> words; // lo, hi of each interval; kept allocated for the entry's next use
+        bool as_words = false;           // old is unused: the domain was these word intervals
+        std::vector<WordInterval> words; // kept allocated for the entry's next use
     };
     struct Level {
         std::size_t trail_size;
@@ -150,6 +151,12 @@ class Store {
     [[noreturn]] void interrupt(); // empties the queue and throws Interrupted
     void save(VarId x);
     static void refresh_bounds(VarState& v) {
+        if (v.dom.in_words()) {
+            const std::vector<WordInterval>& words = v.dom.word_intervals();
+            v.bounds_fit = !words.empty();
+            if (v.bounds_fit) v.min_word = words.front().lo, v.max_word = words.back().hi;
+            return;
+        }
         v.bounds_fit =
             !v.dom.empty() && read_word(v.dom.min(), v.min_word) && read_word(v.dom.max(), v.max_word);
     }

@@ -12,7 +12,7 @@ CardinalitySums::CardinalitySums(std::vector<VarId> vars, std::vector<Integer> v
 CardinalitySums::Contribution CardinalitySums::contribution(const Domain& d) const {
     std::optional<Integer> lo, hi;
     bool inside;
-    if (value_set_.intervals().size() == 1 && value_set_.modulus() == 1) { // V is a range: no copy
+    if (value_set_.interval_count() == 1 && value_set_.modulus() == 1) { // V is a range: no copy
         const Integer &a = value_set_.min(), &b = value_set_.max();
         inside = a <= d.min() && d.max() <= b;
         if (inside) return {1, 1, d.min(), d.max(), true};
@@ -56,7 +56,7 @@ PropStatus CardinalitySums::propagate(Store& s) {
     // Every x_j that may be in V has to be (the counts need them all), or none may.
     if (count_lo == in_hi || count_hi == in_lo) {
         const bool all_in = count_lo == in_hi;
-        const bool is_range = value_set_.intervals().size() == 1 && value_set_.modulus() == 1;
+        const bool is_range = value_set_.interval_count() == 1 && value_set_.modulus() == 1;
         for (std::size_t j = 0; j < vars_.size(); ++j) {
             if (scratch_[j].in_lo == scratch_[j].in_hi) continue;
             if (all_in ? !s.intersect(vars_[j], value_set_)

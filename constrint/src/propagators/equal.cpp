@@ -6,20 +6,18 @@ namespace constrint::engine {
 
 namespace {
 
-// Whether x and y share a value, for views of variables with scale 1 over domains without a
-// congruence: one walk over both interval lists in machine words, no domain copied. Nothing when a
-// view is scaled or constant, a domain has a congruence, or a bound plus its offset does not fit.
+// Whether x and y share a value, for views of variables with scale 1 over domains held in words:
+// one walk over both interval lists, no domain copied. Nothing when a view is scaled or constant, a
+// domain is held in Integers (a congruence, a bound beyond a word), or a bound plus its offset does
+// not fit.
 std::optional<bool> offset_views_meet(const Store& s, const View& x, const View& y) {
     if (x.constant() || y.constant() || x.scale != 1 || y.scale != 1) return std::nullopt;
     const Domain &x_domain = s.dom(x.var), &y_domain = s.dom(y.var);
-    if (x_domain.modulus() != 1 || y_domain.modulus() != 1) return std::nullopt;
+    if (!x_domain.in_words() || !y_domain.in_words()) return std::nullopt;
     Word x_offset = 0, y_offset = 0;
     if (!read_word(x.offset, x_offset) || !read_word(y.offset, y_offset)) return std::nullopt;
-    const auto shifted = [](const Integer& bound, Word offset, Word& out) {
-        Word w = 0;
-        return read_word(bound, w) && add_word(w, offset, out);
-    };
-    const std::vector<Interval>&a = x_domain.intervals(), &b = y_domain.intervals();
+    const auto shifted = [](Word bound, Word offset, Word& out) { return add_word(bound, offset, out); };
+    const std::vector<WordInterval>&a = x_domain.word_intervals(), &b = y_domain.word_intervals();
     for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
         Word a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
         if (!shifted(a[i].lo, x_offset, a_lo) || !shifted(a[i].hi, x_offset, a_hi) ||
@@ -37,17 +35,14 @@ std::optional<bool> offset_views_meet(const Store& s, const View& x, const View&
 
 // The values of a + a_offset outside b + b_offset (interval lists), as ranges in those shifted
 // values; false when a bound plus its offset does not fit a word.
-bool uncovered(const std::vector<Interval>& a, Word a_offset, const std::vector<Interval>& b, Word b_offset,
-               std::vector<std::pair<Word, Word>>& gaps) {
+bool uncovered(const std::vector<WordInterval>& a, Word a_offset, const std::vector<WordInterval>& b,
+               Word b_offset, std::vector<std::pair<Word, Word>>& gaps) {
     gaps.clear();
-    const auto shifted = [](const Integer& bound, Word offset, Word& out) {
-        Word w = 0;
-        return read_word(bound, w) && add_word(w, offset, out);
-    };
+    const auto shifted = [](Word bound, Word offset, Word& out) { return add_word(bound, offset, out); };
     std::size_t j = 0;
     Word b_lo = 0, b_hi = 0; // b[j], shifted
     if (!b.empty() && (!shifted(b[0].lo, b_offset, b_lo) || !shifted(b[0].hi, b_offset, b_hi))) return false;
-    for (const Interval& range : a) {
+    for (const WordInterval& range : a) {
         Word lo = 0, hi = 0;
         if (!shifted(range.lo, a_offset, lo) || !shifted(range.hi, a_offset, hi)) return false;
         while (lo <= hi) {
@@ -68,7 +63,7 @@ bool uncovered(const std::vector<Interval>& a, Word a_offset, const std::vector<
     return true;
 }
 
-// x + a == y + b for two variables without congruences, with holes: each side loses its values
+// x + a == y + b for two variables held in words, with holes: each side loses its values
 // that have no partner on the other, gap by gap (most often one value, removed in place), where
 // the general path builds shifted copies of both domains and intersects them (langford: 30% of all
 // instructions). Nothing when a view is scaled or constant, or a value does not fit a word.
@@ -77,11 +72,12 @@ std::optional<PropStatus> narrow_offset_views(Store& s, const View& x, const Vie
                                               std::vector<std::pair<Word, Word>>& y_gaps) {
     if (x.constant() || y.constant() || x.scale != 1 || y.scale != 1 || x.var == y.var) return std::nullopt;
     const Domain &x_domain = s.dom(x.var), &y_domain = s.dom(y.var);
-    if (x_domain.modulus() != 1 || y_domain.modulus() != 1) return std::nullopt;
+    if (!x_domain.in_words() || !y_domain.in_words()) return std::nullopt;
     Word x_offset = 0, y_offset = 0;
     if (!read_word(x.offset, x_offset) || !read_word(y.offset, y_offset)) return std::nullopt;
-    if (!uncovered(x_domain.intervals(), x_offset, y_domain.intervals(), y_offset, x_gaps) ||
-        !uncovered(y_domain.intervals(), y_offset, x_domain.intervals(), x_offset, y_gaps))
+    const std::vector<WordInterval>&x_words = x_domain.word_intervals(), &y_words = y_domain.word_intervals();
+    if (!uncovered(x_words, x_offset, y_words, y_offset, x_gaps) ||
+        !uncovered(y_words, y_offset, x_words, x_offset, y_gaps))
         return std::nullopt;
     // The gaps are shifted values of the variable's own, so taking the offset back off fits a word.
     const auto remove = [&s](VarId var, Word offset, const std::vector<std::pair<Word, Word>>& gaps) {
@@ -101,7 +97,7 @@ std::optional<PropStatus> narrow_offset_views(Store& s, const View& x, const Vie
 bool offset_view_of_range(const Store& s, const View& v) {
     if (v.constant() || v.scale != 1) return false;
     const Domain& d = s.dom(v.var);
-    return d.intervals().size() == 1 && d.modulus() == 1;
+    return d.interval_count() == 1 && d.modulus() == 1;
 }
 
 } // namespace

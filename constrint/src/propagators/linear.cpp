@@ -55,6 +55,9 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
         word_constant_ = c;
     else
         word_coefficients_.clear();
+    unit_coefficients_ =
+        !word_coefficients_.empty() && std::all_of(word_coefficients_.begin(), word_coefficients_.end(),
+                                                   [](Word c) { return c == 1 || c == -1; });
     std::vector<VarId> vars;
     for (const LinearTerm& t : terms_)
         vars.push_back(t.var);
@@ -62,13 +65,21 @@ Linear::Linear(std::vector<LinearTerm> terms, LinearRelation relation, Integer c
     distinct_vars_ = std::adjacent_find(vars.begin(), vars.end()) == vars.end();
 }
 
-// Every step is checked: a product, sum or difference that does not fit a word ends the run here and
-// the Integer path starts over from the bounds narrowed so far (each narrowing made here is one the
-// Integer path would make too).
 std::optional<PropStatus> Linear::propagate_words(Store& s) {
     if (!word_constant_) return std::nullopt;
+    // Three terms of coefficient 1 or -1 (golomb's differences d = m_j - m_i, most of its runs) with
+    // the loops unrolled and no products: the same steps in the same order.
+    if (unit_coefficients_ && terms_.size() == 3) return propagate_words_of<3, true>(s);
+    return propagate_words_of<0, false>(s);
+}
+
+// Every step is checked: a product, sum or difference that does not fit a word ends the run here and
+// the Integer path starts over from the bounds narrowed so far (each narrowing made here is one the
+// Integer path would make too). kTerms: the number of terms when fixed at compile time (0: any);
+// kUnit: every coefficient is 1 or -1.
+template <std::size_t kTerms, bool kUnit> std::optional<PropStatus> Linear::propagate_words_of(Store& s) {
     const Word constant = *word_constant_;
-    const std::size_t n = terms_.size();
+    const std::size_t n = kTerms != 0 ? kTerms : terms_.size();
     // Each term's contribution range [lo, hi], kept up to date as bounds move.
     // Plain pointers held in registers: through the members they were reloaded after every store call.
     Word* const lo = scratch_lo_.data();
@@ -80,6 +91,14 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
         const Word c = coefficients[i];
         if (!s.word_bounds(terms[i].var, x, y)) return false;
         if (c < 0) std::swap(x, y);
+        if constexpr (kUnit) {
+            if (c > 0) {
+                lo[i] = x;
+                hi[i] = y;
+                return true;
+            }
+            return subtract_word(0, x, lo[i]) && subtract_word(0, y, hi[i]);
+        }
         return multiply_word(c, x, lo[i]) && multiply_word(c, y, hi[i]);
     };
     Word sum_lo = 0, sum_hi = 0;
@@ -109,6 +128,11 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
     // (sum_lo moves). With distinct variables a pass reads only the sum the other one moves, so once a
     // pass after the first two changes nothing, the next one would find what it found last time: the
     // fixpoint is reached (golomb: a third of the passes were such repeats).
+    // With unit coefficients a pass of each reaches it, unless a raised minimum landed above the
+    // bound asked for (a hole): after the <= pass every term's width w_i is at most S_u = constant -
+    // sum_lo, so the >= pass (slack S_l = sum_hi - constant = sum w - S_u) leaves widths min(w_i, S_l)
+    // and S_u - sum max(0, w_i - S_l) for the next <= pass, which is never below min(w_j, S_l) since
+    // S_l <= sum over i != j of min(w_i, S_l). The confirming third pass is skipped then.
     int rounds = 0;
     for (;; ++rounds) {
         if (rounds == kRoundsPerRun) { // creeping: continue in a later run, after a limit check
@@ -129,7 +153,7 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
         }
         if (relation_ != LinearRelation::Eq) break; // Le: one pass reaches the fixpoint
         if (distinct_vars_ && rounds > 0 && !at_most_changed) break;
-        bool at_least_changed = false;
+        bool at_least_changed = false, landed_above = false;
         if (sum_hi < constant) return PropStatus::Fail;
         for (std::size_t i = 0; i < n; ++i) { // sum >= constant: lo[i] >= constant - (sum_hi - hi[i])
             Word others = 0, floor = 0;
@@ -140,8 +164,10 @@ std::optional<PropStatus> Linear::propagate_words(Store& s) {
             if (!kept) return std::nullopt;
             if (!*kept) return PropStatus::Fail;
             at_least_changed = true;
+            landed_above = landed_above || lo[i] > floor;
         }
         if (!at_least_changed && (distinct_vars_ || !at_most_changed)) break;
+        if (unit_coefficients_ && distinct_vars_ && !landed_above) break;
     }
     if (relation_ == LinearRelation::Le) return sum_hi <= constant ? PropStatus::Subsumed : PropStatus::Ok;
     return sum_lo == sum_hi ? (sum_lo == constant ? PropStatus::Subsumed : PropStatus::Fail) : PropStatus::Ok;

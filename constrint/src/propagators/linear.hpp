@@ -34,6 +34,7 @@ class Linear final : public Propagator {
     // The same reasoning in 64-bit machine words with overflow checks; nothing when a bound, a
     // product or a sum does not fit (the run then starts over on the Integer path).
     std::optional<PropStatus> propagate_words(Store& s);
+    template <std::size_t kTerms, bool kUnit> std::optional<PropStatus> propagate_words_of(Store& s);
     PropStatus propagate_le(Store& s, bool& changed);
     PropStatus propagate_ge(Store& s, bool& changed);
     PropStatus propagate_ne(Store& s);
@@ -49,6 +50,7 @@ class Linear final : public Propagator {
     // constructor); otherwise empty and nothing.
     std::vector<Word> word_coefficients_;
     std::optional<Word> word_constant_;
+    bool unit_coefficients_ = false; // every word coefficient is 1 or -1 (no rounding in a narrowing)
     // Per-run buffers of propagate_words, one entry per term (sized once, in the constructor).
     std::vector<Word> scratch_lo_, scratch_hi_;
 };
