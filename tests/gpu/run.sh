@@ -6,9 +6,9 @@
 #
 # CSV files and one file of all logs (logs.txt) go to $OUT (default /tmp/flashrnn-gpu). Set
 # FLASHRNN_GPU_QUICK=1 for the short benchmark grid, FLASHRNN_GPU_BENCH=0 for tests and sanitizers only.
-# FLASHRNN_GPU_PARTS picks the parts (default "rnn scan bench"), so that each device call ends well
-# inside its 10 minutes: "rnn" the recurrent backends' tests, sanitizers and CLI runs (about 6 min on an
-# H100), "scan" tests/gpu/scan.sh (the scans' and the Newton family's tests, sanitizers and the scan
+# FLASHRNN_GPU_PARTS picks the parts (default "rnn rnn-sanitizers scan python bench"), so that each
+# device call ends well inside its 10 minutes: "rnn" the recurrent backends' tests and CLI runs (about 4
+# min on an H100), "rnn-sanitizers" compute-sanitizer on a subset of them (about 4 min), "scan" tests/gpu/scan.sh (the scans' and the Newton family's tests, sanitizers and the scan
 # benchmark, about 5 min), "python" the flashrnn package's pytest suite with its GPU tests run for real
 # (about 2.5 min; the wheel in BIN/wheels, built for the GPU machine's Python, e.g. with Python 3.12:
 # `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
@@ -22,7 +22,7 @@ OUT=${OUT:-/tmp/flashrnn-gpu}
 LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 QUICK=${FLASHRNN_GPU_QUICK:-0}
-PARTS=" ${FLASHRNN_GPU_PARTS:-rnn scan python bench} "
+PARTS=" ${FLASHRNN_GPU_PARTS:-rnn rnn-sanitizers scan python bench} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
 STEP_LOGS=$LOGS
 source tests/gpu/step.sh
@@ -31,6 +31,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 if part rnn; then
 # The scans' and the Newton family's tests run in the "scan" part (tests/gpu/scan.sh).
 step gpu-tests "$BIN/flashrnn_gpu_tests" -tce='linrec*,RG-LRU*,newton*'
+step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
+step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
+step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 24 --batch 3 --steps 300
+fi
+if part rnn-sanitizers; then
 # Modules loaded eagerly under the sanitizers: with CUDA's lazy loading, compute-sanitizer (CUDA 13.0)
 # memcheck itself crashed (SIGSEGV in its cudaGraphLaunch callback, 0 errors reported) on the
 # alternating backend's kept graphs in 3 of 3 runs on an H100 where 3 of 3 eager runs passed, same
@@ -62,9 +67,6 @@ for backend in alternating fused; do # the kernels of each backend on a small su
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
   step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
 done
-step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
-step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
-step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 24 --batch 3 --steps 300
 fi
 if part scan; then # tests/gpu/scan.sh expects a build folder's layout
   layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
