@@ -154,8 +154,8 @@ struct ClusterChoice {
 };
 
 // The forward's cluster exchange (Hopper), asked for: a head split over one thread-block cluster per
-// batch block, the operand stored into the peers' shared memory. (1, 768) over a cluster of 16 (the
-// non-portable size), (12, 64) over clusters of 4, odd batches, fp32's 32-bit stores; the backward
+// batch block, the operand stored into the peers' shared memory. (3, 256) over a cluster of 16 (the
+// non-portable size), (1, 768), (12, 64) over clusters of 4, odd batches, fp32's 32-bit stores; the backward
 // keeps its exchange. Where the device has no clusters the same calls run without them.
 TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
     int device = 0;
@@ -163,16 +163,17 @@ TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
     const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
     const ClusterChoice always("1");
     std::uint64_t seed = 3260;
-    const std::pair<DType, Case> cases[] = {{DType::bf16, {16, 16, 1, 768}},
-                                            {DType::bf16, {64, 16, 12, 64}},
-                                            {DType::bf16, {9, 5, 12, 64}},
-                                            {DType::fp16, {9, 3, 2, 256}},
-                                            {DType::fp32, {9, 7, 2, 128}}};
+    const std::pair<DType, Case> cases[] = {{DType::bf16, {16, 16, 1, 768}}, {DType::bf16, {9, 16, 3, 256}},
+                                            {DType::bf16, {64, 16, 12, 64}}, {DType::bf16, {9, 5, 12, 64}},
+                                            {DType::fp16, {9, 3, 2, 256}},   {DType::fp32, {9, 7, 2, 128}}};
     for (const auto& [dtype, c] : cases) {
         const ProblemShape shape{c.T, c.B, c.NH, c.DH};
         const FusedKernelTraits forward = fused::traits({Cell::lstm, dtype, shape}, FusedPass::forward);
-        CHECK_MESSAGE(forward.cluster_exchange == clusters, to_string(dtype)
-                                                                << " NH " << c.NH << " DH " << c.DH);
+        // (1, 768) over a cluster of 16 falls back to the tagged exchange on the H100 (2026-11-24, after
+        // the compiler's feedback; fused_backend.cpp): only its results are checked.
+        if (c.DH != 768)
+            CHECK_MESSAGE(forward.cluster_exchange == clusters, to_string(dtype)
+                                                                    << " NH " << c.NH << " DH " << c.DH);
         CHECK_FALSE(fused::traits({Cell::lstm, dtype, shape}, FusedPass::backward).cluster_exchange);
         check_cell(fused_backend, Cell::lstm, dtype, c, RecurrentGradient::full(), ++seed);
     }
@@ -241,7 +242,9 @@ void check_chunks(const ChunkCase& c, std::uint64_t seed,
 } // namespace
 
 TEST_CASE("fused backend: batch chunks of a small head") {
-    check_chunks({Cell::slstm, DType::fp32, {3, 100, 2, 512}, FusedPass::backward, true}, 3380);
+    // 5 chunks in launches since the register check counts a block's warps in multiples of 4 (the
+    // H100, 2026-11-24; before, 2 chunks inside each step).
+    check_chunks({Cell::slstm, DType::fp32, {3, 100, 2, 512}, FusedPass::backward, false}, 3380);
 }
 
 TEST_CASE("fused backend: batch chunks inside each step, odd batches, forward and backward") {
@@ -252,8 +255,10 @@ TEST_CASE("fused backend: batch chunks inside each step, odd batches, forward an
 }
 
 TEST_CASE("fused backend: batch chunks at (1, 768), forward and backward") {
-    // 8 chunks in launches after 13 compiles: every configuration with chunks inside each step spilled.
-    check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward, false}, 3381);
+    // 8 chunks inside each step since the register check counts a block's warps in multiples of 4
+    // (the H100, 2026-11-24; before, 8 chunks in launches after 13 compiles, every configuration with
+    // chunks inside each step having spilled).
+    check_chunks({Cell::lstm, DType::bf16, {2, 256, 1, 768}, FusedPass::backward, true}, 3381);
     check_chunks({Cell::lstm, DType::bf16, {2, 1024, 1, 768}, FusedPass::forward, false}, 3383);
     check_chunks({Cell::lstm, DType::bf16, {2, 201, 1, 768}, FusedPass::backward, false}, 3387);
     // Refused on the H100 (2026-11-24) when the kernels looped over the chunks around the whole
