@@ -346,7 +346,8 @@ TEST_CASE("fused tiling: the cluster exchange on Hopper presets, asked for; none
         // (1, 768): 16 blocks of 48 units (the non-portable cluster size) per batch block, R of 288 KiB
         // per block in registers and shared memory; (12, 64): 4 blocks of 16 units.
         for (auto [heads, head_dim, blocks] : {std::tuple{1, 768, 16}, {12, 64, 4}, {3, 256, 16}}) {
-            CAPTURE(head_dim);
+            const int dim = head_dim; // clang 14 does not capture a structured binding
+            CAPTURE(dim);
             const FusedTilingRequest r =
                 cluster_request(FusedPass::forward, heads, head_dim, FusedCluster::always);
             const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;

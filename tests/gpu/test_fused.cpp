@@ -166,7 +166,9 @@ TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
     const std::pair<DType, Case> cases[] = {{DType::bf16, {16, 16, 1, 768}}, {DType::bf16, {9, 16, 3, 256}},
                                             {DType::bf16, {64, 16, 12, 64}}, {DType::bf16, {9, 5, 12, 64}},
                                             {DType::fp16, {9, 3, 2, 256}},   {DType::fp32, {9, 7, 2, 128}}};
-    for (const auto& [dtype, c] : cases) {
+    for (const auto& [case_dtype, case_shape] : cases) {
+        const DType dtype = case_dtype; // named again: clang 14 does not capture a structured binding
+        const Case c = case_shape;
         const ProblemShape shape{c.T, c.B, c.NH, c.DH};
         const FusedKernelTraits forward = fused::traits({Cell::lstm, dtype, shape}, FusedPass::forward);
         // (1, 768) over a cluster of 16 falls back to the tagged exchange on the H100 (2026-11-24, after
