@@ -113,9 +113,9 @@ void Compiler::check_variable(const TermNode& n) const {
 VarId Compiler::division(const TermNode& n, VarId x, VarId y, bool want_quotient) {
     check_divisor(&n, y, want_quotient ? "division" : "modulo");
     const Bounds a = bounds(x);
-    const Integer& y_lo = s_.min(y);
-    const Integer& y_hi = s_.max(y);
-    std::optional<Bounds> q; // the quotient's bounds over the non-zero parts of y
+    const Integer y_lo = s_.min(y); // copies: aux() below adds a variable, which may move the store's
+    const Integer y_hi = s_.max(y); // variables (and the bounds they hold inline)
+    std::optional<Bounds> q;        // the quotient's bounds over the non-zero parts of y
     if (y_lo < 0) q = join(q, quotient_hull(a, y_lo, std::min(y_hi, Integer(-1))));
     if (y_hi > 0) q = join(q, quotient_hull(a, std::max(y_lo, Integer(1)), y_hi));
     const VarId quotient = aux(q->lo, q->hi);
