@@ -16,12 +16,11 @@ std::optional<bool> offset_views_meet(const Store& s, const View& x, const View&
     if (!x_domain.in_words() || !y_domain.in_words()) return std::nullopt;
     Word x_offset = 0, y_offset = 0;
     if (!read_word(x.offset, x_offset) || !read_word(y.offset, y_offset)) return std::nullopt;
-    const auto shifted = [](Word bound, Word offset, Word& out) { return add_word(bound, offset, out); };
     const std::vector<WordInterval>&a = x_domain.word_intervals(), &b = y_domain.word_intervals();
     for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
         Word a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
-        if (!shifted(a[i].lo, x_offset, a_lo) || !shifted(a[i].hi, x_offset, a_hi) ||
-            !shifted(b[j].lo, y_offset, b_lo) || !shifted(b[j].hi, y_offset, b_hi))
+        if (!add_word(a[i].lo, x_offset, a_lo) || !add_word(a[i].hi, x_offset, a_hi) ||
+            !add_word(b[j].lo, y_offset, b_lo) || !add_word(b[j].hi, y_offset, b_hi))
             return std::nullopt;
         if (std::max(a_lo, b_lo) <= std::min(a_hi, b_hi)) return true;
         if (a_hi < b_hi) {
@@ -38,17 +37,17 @@ std::optional<bool> offset_views_meet(const Store& s, const View& x, const View&
 bool uncovered(const std::vector<WordInterval>& a, Word a_offset, const std::vector<WordInterval>& b,
                Word b_offset, std::vector<std::pair<Word, Word>>& gaps) {
     gaps.clear();
-    const auto shifted = [](Word bound, Word offset, Word& out) { return add_word(bound, offset, out); };
     std::size_t j = 0;
     Word b_lo = 0, b_hi = 0; // b[j], shifted
-    if (!b.empty() && (!shifted(b[0].lo, b_offset, b_lo) || !shifted(b[0].hi, b_offset, b_hi))) return false;
+    if (!b.empty() && (!add_word(b[0].lo, b_offset, b_lo) || !add_word(b[0].hi, b_offset, b_hi)))
+        return false;
     for (const WordInterval& range : a) {
         Word lo = 0, hi = 0;
-        if (!shifted(range.lo, a_offset, lo) || !shifted(range.hi, a_offset, hi)) return false;
+        if (!add_word(range.lo, a_offset, lo) || !add_word(range.hi, a_offset, hi)) return false;
         while (lo <= hi) {
             while (j < b.size() && b_hi < lo) {
                 if (++j < b.size() &&
-                    (!shifted(b[j].lo, b_offset, b_lo) || !shifted(b[j].hi, b_offset, b_hi)))
+                    (!add_word(b[j].lo, b_offset, b_lo) || !add_word(b[j].hi, b_offset, b_hi)))
                     return false;
             }
             if (j == b.size() || b_lo > hi) {
