@@ -90,6 +90,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) : nullptr;
         });
     };
+    // The barrier exchange without chunks: each k range's warps gather their columns and multiply.
+    using Range = KRange<G_REC * Traits::head_dim>;
+    constexpr bool kRangeGather =
+        Range::kUsable && Traits::cooperative && !Traits::tagged_exchange && !Traits::chunks_in_step;
+    const Range range;
     // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
     auto chunk_product = [&](long long t, const BlockPlace& place) {
         if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
@@ -176,10 +181,23 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             } else {
                 arrivals += Traits::row_blocks;
                 group_barrier(barrier, arrivals);
-                if constexpr (!Traits::chunks_in_step) gather_gate_gradients(t - 1, block);
+                if constexpr (kRangeGather) {
+                    const int first = range.first_column();
+                    gather_rows<Range::kColumns, Range::kThreads>(
+                        operand + first,
+                        [&](int n) -> const Element* {
+                            const int b = block.batch_base + n;
+                            return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) + first
+                                             : nullptr;
+                        },
+                        range.rank);
+                    range.sync();
+                } else if constexpr (!Traits::chunks_in_step) {
+                    gather_gate_gradients(t - 1, block);
+                }
             }
         }
-        __syncthreads();
+        if constexpr (!kRangeGather) __syncthreads();
         if constexpr (!Traits::chunks_in_step) {
             product.run(operand, partials);
             __syncthreads();

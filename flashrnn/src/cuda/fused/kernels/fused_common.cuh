@@ -259,14 +259,15 @@ __device__ inline float load_through_l2(const Element* p) {
 // read through L2. Many loads are in flight at once:
 // 16-bit elements go with cp.async straight into shared memory (all of them in flight), fp32
 // (rounded to tf32 on the way) and unaligned rows through registers, 16 bytes and a few loads per
-// thread at a time. The caller's __syncthreads makes the copy visible to the block.
-template <int kLength, class Source>
-__device__ inline void gather_rows(OperandElement* operand, Source source) {
+// thread at a time. The copy is shared by kThreads threads (the block, or the warps of one k range),
+// `thread` the caller's rank among them; the caller's barrier of them makes it visible to them.
+template <int kLength, int kThreads = Traits::threads_per_block, class Source>
+__device__ inline void gather_rows(OperandElement* operand, Source source, int thread = threadIdx.x) {
     constexpr int kVector = 16 / sizeof(Element), kVectorsPerRow = kLength / kVector;
     constexpr int kVectors = kBatchRows * kVectorsPerRow;
     auto aligned = [](const Element* at) { return reinterpret_cast<unsigned long long>(at) % 16 == 0; };
     if constexpr (!kTf32 && kLength % kVector == 0) {
-        for (int index = threadIdx.x; index < kVectors; index += Traits::threads_per_block) {
+        for (int index = thread; index < kVectors; index += kThreads) {
             const int n = index / kVectorsPerRow, k = index % kVectorsPerRow * kVector;
             const Element* row = source(n);
             if (!row) continue;
@@ -285,12 +286,12 @@ __device__ inline void gather_rows(OperandElement* operand, Source source) {
         asm volatile("cp.async.wait_all;" ::: "memory");
     } else if constexpr (kLength % kVector == 0) {
         constexpr int kInFlight = 4;
-        for (int first = threadIdx.x; first < kVectors; first += kInFlight * Traits::threads_per_block) {
+        for (int first = thread; first < kVectors; first += kInFlight * kThreads) {
             uint4 packets[kInFlight];
             bool vector_ok[kInFlight];
 #pragma unroll
             for (int j = 0; j < kInFlight; ++j) {
-                const int index = first + j * Traits::threads_per_block;
+                const int index = first + j * kThreads;
                 const Element* row = index < kVectors ? source(index / kVectorsPerRow) : nullptr;
                 const Element* at = row + index % kVectorsPerRow * kVector;
                 vector_ok[j] = row && aligned(at);
@@ -299,7 +300,7 @@ __device__ inline void gather_rows(OperandElement* operand, Source source) {
             }
 #pragma unroll
             for (int j = 0; j < kInFlight; ++j) {
-                const int index = first + j * Traits::threads_per_block;
+                const int index = first + j * kThreads;
                 if (index >= kVectors) break;
                 const int n = index / kVectorsPerRow, k = index % kVectorsPerRow * kVector;
                 const Element* row = source(n);
@@ -312,13 +313,33 @@ __device__ inline void gather_rows(OperandElement* operand, Source source) {
             }
         }
     } else {
-        for (int index = threadIdx.x; index < kBatchRows * kLength; index += Traits::threads_per_block) {
+        for (int index = thread; index < kBatchRows * kLength; index += kThreads) {
             const int n = index / kLength, k = index % kLength;
             if (const Element* row = source(n))
                 operand[n * kOperandStride + k] = to_operand(load_through_l2(row + k));
         }
     }
 }
+
+// The warps of one k range (k warp) and their columns of the operand: where the k warps cover the
+// operand's kLength columns exactly, a k range can be gathered by its own warps and multiplied
+// as soon as it is there, with a barrier of those warps only (a named barrier, ids 1 to 15; a warp
+// alone syncs itself) instead of the block's.
+template <int kLength> struct KRange {
+    static constexpr int kColumns = Traits::k_tiles_per_warp * Traits::mma_k;
+    static constexpr int kThreads = Traits::row_warps * kWarp;
+    static constexpr bool kUsable =
+        Traits::k_warps * kColumns == kLength && (Traits::row_warps == 1 || Traits::k_warps <= 15);
+    int k_warp = threadIdx.x / kWarp / Traits::row_warps;
+    int rank = threadIdx.x % kThreads; // among the warps of the range
+    __device__ int first_column() const { return k_warp * kColumns; }
+    __device__ void sync() const {
+        if constexpr (Traits::row_warps == 1)
+            __syncwarp();
+        else
+            asm volatile("bar.sync %0, %1;" ::"r"(1 + k_warp), "r"(kThreads) : "memory");
+    }
+};
 
 // The launch's layouts with the sizes the kernel was compiled for: only the number of steps and the
 // batch-first flag stay run-time values, so that an offset folds to constants and a multiple of t
