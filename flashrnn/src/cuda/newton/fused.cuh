@@ -93,13 +93,16 @@ using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan
 
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
 // more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
-// for FlashGRU and 143 for FlashLSTM; capped at 80 (24 blocks) and 128 (16; it takes 121), neither
-// spills (ptxas -v). 20 FlashLSTM blocks (96 registers) spill 192 bytes and ran slower on the H100
-// (docs/benchmarks.md).
-template <class C, int kThreads>
+// for FlashGRU and 143 for FlashLSTM. Without a tolerance they are capped at 64 (32 blocks, the most an
+// SM takes; fp32's input staging fits 25) and 96 (21 fit): no spills (ptxas -v), at most 2% more
+// instructions than at the former 80 and 128 (SASS), and 5% faster on the H100 (FlashGRU bf16, FlashLSTM
+// fp32; FlashGRU fp32 is memory-bound: unchanged; docs/benchmarks.md). FlashLSTM at 80 registers (24
+// blocks) spills 52 bytes in its last iteration and ran slower. With a tolerance (more live values;
+// they spill already) 80 and 128 (24 and 16 blocks).
+template <class C, int kThreads, bool kTolerance>
 inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
-                                       : C::num_states == 1        ? 24
-                                                                   : 16;
+                                       : C::num_states == 1        ? (kTolerance ? 24 : 32)
+                                                                   : (kTolerance ? 16 : 20);
 
 // The dynamic shared memory of a block: its warps' input staging.
 template <class C, class T, int E, int kThreads>
@@ -107,7 +110,7 @@ inline constexpr int
     kFusedInputBytes = (kThreads / scan::kWarpSize) * InputStaging<T, E, C::num_gates>::kBytesPerWarp;
 
 template <class C, class T, int E, int kThreads, ScanAccess A, bool kTolerance>
-__global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
+__global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kTolerance>))
     fused_forward_kernel(const FusedParams<T> p) {
     constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
     constexpr int kWarps = kThreads / scan::kWarpSize;
