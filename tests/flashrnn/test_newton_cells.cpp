@@ -2,6 +2,7 @@
 // state and the gradients of the inputs, the parameters and the previous states against central
 // finite differences of the step function in float64, the float instantiation against double, and
 // the registry.
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -116,7 +117,27 @@ template <class C> void check_float_matches_double(std::uint64_t seed) {
     }
 }
 
+// Newton's initial guess is the step from a zero state, in float64 to rounding.
+template <class C> void check_forward_from_zero(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 100; ++trial) {
+        Point<C> point(rng);
+        std::fill(point.s_prev.begin(), point.s_prev.end(), 0.0);
+        std::array<double, C::num_states> guess{};
+        C::forward_from_zero(point.x.data(), point.p.data(), guess.data());
+        const std::array<double, C::num_states> expected = point.forward();
+        INFO("cell ", C::name, ", trial ", trial);
+        for (int k = 0; k < C::num_states; ++k)
+            CHECK(std::abs(guess[k] - expected[k]) <= 1e-15);
+    }
+}
+
 } // namespace
+
+TEST_CASE("newton cells: the initial guess is the step from a zero state") {
+    check_forward_from_zero<cells::FlashGru>(41);
+    check_forward_from_zero<cells::FlashLstm>(42);
+}
 
 TEST_CASE("newton cells: every Jacobian entry matches central differences of the step") {
     check_jacobian<cells::FlashGru>(11);

@@ -185,6 +185,15 @@ double tolerance_for(DType dtype) {
     return dtype == DType::bf16 ? 1e-2 : 1e-4;
 }
 
+// The largest residual (under the accurate activations) of the states that 3 iterations return. The
+// fused kernel's bf16 states are solved with the hardware tanh in every iteration (its relative error
+// up to 2^-11 per activation), since they are rounded to 2^-8 of their value: their fp32 iterate's
+// residual is that error's, which stays below the rounding.
+double residual_bound(newton::Backend backend, DType dtype) {
+    if (backend == newton::Backend::sequential) return 0.0;
+    return backend == newton::Backend::fused && dtype == DType::bf16 ? 0x1p-9 : 1e-5;
+}
+
 // A problem's inputs rounded to what the GPU reads (inputs in the dtype, the rest fp32).
 NewtonProblem rounded(NewtonProblem p, DType dtype) {
     p.inputs = rounded_to(dtype, p.inputs);
@@ -435,7 +444,7 @@ TEST_CASE(
                                     tolerance_for(dtype));
                         const bool newton_backend = backend != newton::Backend::sequential;
                         CHECK(got.statistics[newton::iterations_slot] == (newton_backend ? 3.0 : 0.0));
-                        CHECK(got.statistics[newton::max_residual_slot] <= (newton_backend ? 1e-5 : 0.0));
+                        CHECK(got.statistics[newton::max_residual_slot] <= residual_bound(backend, dtype));
                         CHECK(got.statistics[newton::tolerance_met_slot] == 0.0);
                         CHECK(got.statistics[newton::non_finite_slot] == 0.0);
                     }

@@ -66,6 +66,13 @@ struct FlashGru {
         s_new[h] = (T(1) - z_gate) * s_prev[h] + z_gate * candidate;
     }
 
+    // s_new = f(0, x), Newton's initial guess (eq. 10): forward at a zero state without its terms (the
+    // fused Newton forward makes it at every step but a tile's first, and is instruction-bound).
+    template <class T> FLASHRNN_HOST_DEVICE static void forward_from_zero(const T* x, const T*, T* s_new) {
+        using math::tanh;
+        s_new[h] = sigmoid(x[z]) * tanh(x[c]);
+    }
+
     // s_new = f(s_prev, x) and jacobian = ds_new / ds_prev (row-major num_states x num_states: one value).
     template <class T>
     FLASHRNN_HOST_DEVICE static void step(const T* x, const T* p, const T* s_prev, T* s_new, T* jacobian) {

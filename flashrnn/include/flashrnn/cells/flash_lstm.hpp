@@ -81,6 +81,17 @@ struct FlashLstm {
         s_new[h] = o_gate * tanh(c_new);
     }
 
+    // s_new = f(0, x), Newton's initial guess (eq. 10): forward at a zero state without its terms (the
+    // fused Newton forward makes it at every step but a tile's first, and is instruction-bound).
+    template <class T> FLASHRNN_HOST_DEVICE static void forward_from_zero(const T* x, const T* p, T* s_new) {
+        using math::tanh;
+        const T f_gate = sigmoid(x[f]);
+        const T candidate = tanh(x[z]);
+        const T c_new = candidate - f_gate * candidate;
+        s_new[c] = c_new;
+        s_new[h] = sigmoid(x[o] + p[c_o] * c_new) * tanh(c_new);
+    }
+
     // s_new = f(s_prev, x) and jacobian[i * num_states + j] = d s_new[i] / d s_prev[j].
     template <class T>
     FLASHRNN_HOST_DEVICE static void step(const T* x, const T* p, const T* s_prev, T* s_new, T* jacobian) {

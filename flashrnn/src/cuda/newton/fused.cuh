@@ -4,18 +4,18 @@
 // once (copied into shared memory while the tile before is solved: input_staging.cuh), makes the
 // initial guess (eq. 10), then per iteration evaluates residuals and Jacobians (the
 // cell header's step, with the cheap hardware tanh in the guess and all iterations but the last, exp
-// and a reciprocal in the last: activation_float.cuh) and solves the tile's linear recurrence with the scan
-// core's block_scan (linearised around the iterate, so that the scan gives the next iterate: the
-// iterate is not held across it); it writes the states once. The state
-// entering a tile is the previous tile's solution (the initial state for the first), held fixed: a sequence
-// longer than one tile is solved by Newton tile after tile ("segmented Newton"), which equals the unfused
-// global Newton of Backend::newton when the sequence fits one tile and otherwise converges to the same
-// sequential solution (each tile starts from a state that is already converged up to the previous
-// tile's residual). With a tolerance (kTolerance) every evaluation is the accurate one (a cheap one
-// could not tell a residual of 1e-5 from 0), and a tile stops
-// once its largest residual meets the tolerance against its largest state (or is not finite), at most
-// after p.iterations updates: the block's verdict, so a tile that converges early costs no more
-// iterations, whatever the other blocks do. No grid level, no workspace, no host synchronisation:
+// and a reciprocal in the last for fp32 states, the hardware tanh in every iteration for 16-bit
+// states, which are rounded to more than its error: activation_float.cuh) and solves the tile's linear
+// recurrence with the scan core's block_scan (linearised around the iterate, so that the scan gives the next
+// iterate: the iterate is not held across it); it writes the states once. The state entering a tile is the
+// previous tile's solution (the initial state for the first), held fixed: a sequence longer than one tile is
+// solved by Newton tile after tile ("segmented Newton"), which equals the unfused global Newton of
+// Backend::newton when the sequence fits one tile and otherwise converges to the same sequential solution
+// (each tile starts from a state that is already converged up to the previous tile's residual). With a
+// tolerance (kTolerance) every evaluation is the accurate one (a cheap one could not tell a residual of 1e-5
+// from 0), and a tile stops once its largest residual meets the tolerance against its largest state (or is
+// not finite), at most after p.iterations updates: the block's verdict, so a tile that converges early costs
+// no more iterations, whatever the other blocks do. No grid level, no workspace, no host synchronisation:
 // capturable in a graph.
 #pragma once
 
@@ -59,6 +59,18 @@ cell_forward(const float (&inputs)[C::num_gates], const float (&params)[C::num_p
     C::forward(in, par, prev, out);
     copy_out(next, out);
 }
+// Cell C's step from a zero state (Newton's initial guess) with the activations A.
+template <class C, Activations A>
+__device__ __forceinline__ void cell_forward_from_zero(const float (&inputs)[C::num_gates],
+                                                       const float (&params)[C::num_parameters],
+                                                       float (&next)[C::num_states]) {
+    using Number = ActivationFloat<A>;
+    Number in[C::num_gates], par[C::num_parameters], out[C::num_states];
+    copy_into(in, inputs);
+    copy_into(par, params);
+    C::forward_from_zero(in, par, out);
+    copy_out(next, out);
+}
 template <class C, Activations A>
 __device__ __forceinline__ void
 cell_step(const float (&inputs)[C::num_gates], const float (&params)[C::num_parameters],
@@ -81,13 +93,16 @@ using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan
 
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
 // more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
-// for FlashGRU and 143 for FlashLSTM; capped at 80 (24 blocks) and 128 (16; it takes 121), neither
-// spills (ptxas -v). 20 FlashLSTM blocks (96 registers) spill 192 bytes and ran slower on the H100
-// (docs/benchmarks.md).
-template <class C, int kThreads>
+// for FlashGRU and 143 for FlashLSTM. Without a tolerance they are capped at 64 (32 blocks, the most an
+// SM takes; fp32's input staging fits 25) and 96 (21 fit): no spills (ptxas -v), at most 2% more
+// instructions than at the former 80 and 128 (SASS), and 5% faster on the H100 (FlashGRU bf16, FlashLSTM
+// fp32; FlashGRU fp32 is memory-bound: unchanged; docs/benchmarks.md). FlashLSTM at 80 registers (24
+// blocks) spills 52 bytes in its last iteration and ran slower. With a tolerance (more live values;
+// they spill already) 80 and 128 (24 and 16 blocks).
+template <class C, int kThreads, bool kTolerance>
 inline constexpr int kFusedMinBlocks = kThreads != scan::kWarpSize ? 1
-                                       : C::num_states == 1        ? 24
-                                                                   : 16;
+                                       : C::num_states == 1        ? (kTolerance ? 24 : 32)
+                                                                   : (kTolerance ? 16 : 20);
 
 // The dynamic shared memory of a block: its warps' input staging.
 template <class C, class T, int E, int kThreads>
@@ -95,7 +110,7 @@ inline constexpr int
     kFusedInputBytes = (kThreads / scan::kWarpSize) * InputStaging<T, E, C::num_gates>::kBytesPerWarp;
 
 template <class C, class T, int E, int kThreads, ScanAccess A, bool kTolerance>
-__global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
+__global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kTolerance>))
     fused_forward_kernel(const FusedParams<T> p) {
     constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters;
     constexpr int kWarps = kThreads / scan::kWarpSize;
@@ -175,20 +190,27 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                 }
             };
 
-            // Eq. 10: h_t = f(0, x_t), except the tile's first step, which starts from the carry.
+            // Eq. 10: h_t = f(0, x_t), except the tile's first step, which starts from the carry (a
+            // thread's first step is evaluated from a state, its others from zero without its terms).
             {
+                // (With a tolerance the accurate activations: T = 1 is then solved by the guess alone.)
+                constexpr Activations kGuess =
+                    kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh;
                 float x[G][E];
                 read_inputs(x);
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
-                    float xe[G], previous[S], next[S];
+                    float xe[G], next[S];
                     step_inputs(x, e, xe);
+                    if (e == 0) {
+                        float previous[S];
 #pragma unroll
-                    for (int k = 0; k < S; ++k)
-                        previous[k] = threadIdx.x == 0 && e == 0 ? carry[k] : 0.0f;
-                    // (With a tolerance the accurate activations: T = 1 is then solved by the guess alone.)
-                    cell_forward<C, kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh>(
-                        xe, params, previous, next);
+                        for (int k = 0; k < S; ++k)
+                            previous[k] = threadIdx.x == 0 ? carry[k] : 0.0f;
+                        cell_forward<C, kGuess>(xe, params, previous, next);
+                    } else {
+                        cell_forward_from_zero<C, kGuess>(xe, params, next);
+                    }
 #pragma unroll
                     for (int k = 0; k < S; ++k)
                         h[k][e] = next[k];
@@ -300,10 +322,14 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads>))
                 }
             } else {
                 // The early iterations only have to come close: the cheap activations. The last one
-                // decides the result: the accurate ones (p.iterations >= 1, checked by the host).
+                // decides the result (p.iterations >= 1, checked by the host): the accurate activations
+                // for fp32 states; 16-bit states are rounded to 2^-8 of their value, which the hardware
+                // tanh's 2^-11 stays below, so they keep the cheap ones (half the special-function work).
+                constexpr Activations kLast =
+                    sizeof(T) == 4 ? Activations::exp_reciprocal : Activations::hardware_tanh;
                 for (int iteration = 1; iteration < p.iterations; ++iteration)
                     iterate.template operator()<Activations::hardware_tanh>();
-                iterate.template operator()<Activations::exp_reciprocal>();
+                iterate.template operator()<kLast>();
             }
 
             // The statistics' final evaluation: the residual of the returned states (with a tolerance,
