@@ -201,8 +201,7 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
         const ProblemShape shape{c.T, c.B, c.NH, c.DH};
         const FusedKernelTraits backward = fused::traits({cell, DType::bf16, shape}, FusedPass::backward);
         CHECK(backward.cooperative);
-        if (!backward.tagged_exchange && !backward.chunks_in_step)
-            CHECK(backward.multicast_gather == clusters);
+        if (!backward.tagged_exchange) CHECK(backward.multicast_gather == clusters);
         check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
         check_cell(fused_backend, cell, DType::fp16, c, RecurrentGradient::clipped(0.05), ++seed);
         const ClusterChoice never("0");

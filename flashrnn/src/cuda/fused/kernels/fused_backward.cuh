@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     }
     MulticastGather multicast(gather_barrier);
     if constexpr (Traits::multicast_gather)
-        ClusterExchange::barrier();
+        MulticastGather::start();
     else
         __syncthreads();
 
@@ -110,10 +110,12 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
     auto chunk_product = [&](long long t, const BlockPlace& place) {
         if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+            MulticastGather::wait_for_peers();
             gather_gate_gradients(t, place);
             __syncthreads();
             product.run(operand, partials);
             __syncthreads();
+            MulticastGather::done_reading();
         }
     };
     StepInputs upcoming;
@@ -219,8 +221,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
         }
     }
-    // No block leaves while the peers of its cluster may still copy into its shared memory.
-    if constexpr (Traits::multicast_gather) ClusterExchange::barrier();
+    MulticastGather::finish();
 }
 
 } // namespace flashrnn::fused

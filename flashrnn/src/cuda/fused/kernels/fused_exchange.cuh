@@ -238,8 +238,12 @@ struct ClusterExchange {
 // shared memory of all c blocks of its cluster, one bulk copy per row (cp.async.bulk ...
 // multicast::cluster): L2 serves each row once per cluster. Each block waits on its own transaction
 // barrier until all of its rows have arrived. A block's rows are overwritten only after the group's
-// next barrier, which every block reaches after its product has read them.
+// next barrier, which every block reaches after its product has read them; with chunks inside each
+// step (no group barrier between chunks) after a split cluster barrier instead: each block arrives
+// once its product has read a chunk's rows (done_reading) and waits for its peers before it copies the
+// next chunk's (wait_for_peers).
 struct MulticastGather {
+    static constexpr bool kBetweenChunks = Traits::multicast_gather && Traits::chunks_in_step;
     unsigned long long* arrived; // the transaction barrier, in this block's static shared memory
     unsigned rank = 0, blocks = 1, phase = 0;
 
@@ -296,6 +300,32 @@ struct MulticastGather {
                          : "r"(barrier), "r"(phase)
                          : "memory");
         phase ^= 1u;
+    }
+
+    // Chunks inside each step: the split cluster barrier between a chunk's product and the next
+    // chunk's copies (every thread; arrivals and waits alternate, the first arrival at the start).
+    static __device__ void done_reading() {
+        if constexpr (kBetweenChunks) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    }
+    static __device__ void wait_for_peers() {
+        if constexpr (kBetweenChunks) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    }
+
+    // Every thread of the block, after the zeroing of the operand: the cluster's barrier, so that no
+    // peer copies into a block before its barrier is initialised (with chunks also the first arrival).
+    static __device__ void start() {
+        if constexpr (Traits::multicast_gather) {
+            ClusterExchange::barrier();
+            done_reading();
+        }
+    }
+    // At the end: no block leaves while its peers may still copy into it (with chunks the last wait,
+    // which follows every peer's last product, after all of its copies had arrived).
+    static __device__ void finish() {
+        if constexpr (kBetweenChunks)
+            wait_for_peers();
+        else if constexpr (Traits::multicast_gather)
+            ClusterExchange::barrier();
     }
 
   private:

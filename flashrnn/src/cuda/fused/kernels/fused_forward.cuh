@@ -115,8 +115,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             return t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
                           : states + l.sequence.offset(0, t, b, h, 0);
         };
-        // Shared by the cluster after the group's barriers (step 0's comes before the cluster's start).
-        if (t > 0 && MulticastGather::applies<Traits::head_dim>(source(0)))
+        // Shared by the cluster after its start (a split head's step 0 comes before it, chunks' after).
+        if ((t > 0 || Traits::chunks_in_step) && MulticastGather::applies<Traits::head_dim>(source(0)))
             multicast.gather<Traits::head_dim>(operand, source, live_rows);
         else
             gather_rows<Traits::head_dim>(operand, source);
@@ -125,8 +125,10 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     if (Traits::cooperative && !Traits::chunks_in_step) gather_state(0, block);
     // With the cluster exchange the peers store into this block's buffers from step 0 on (with the
     // multicast gather from step 1 on): after the zeroing, and only once every block of the cluster runs.
-    if constexpr (Traits::cluster_exchange || Traits::multicast_gather)
+    if constexpr (Traits::cluster_exchange)
         ClusterExchange::barrier();
+    else if constexpr (Traits::multicast_gather)
+        MulticastGather::start();
     else
         __syncthreads();
 
@@ -150,11 +152,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 load_inputs(t + 1, block.at_chunk(0), upcoming);
 
             if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+                MulticastGather::wait_for_peers();
                 gather_state(t, place);
                 __syncthreads();
             }
             product.run(operand_of(t), partials);
             __syncthreads();
+            MulticastGather::done_reading();
 
             Element sent[kItems]; // the state that multiplies R, of each item
 #pragma unroll
@@ -231,7 +235,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         }
         __syncthreads();
     }
-    if constexpr (Traits::cluster_exchange || Traits::multicast_gather) ClusterExchange::barrier();
+    if constexpr (Traits::cluster_exchange) ClusterExchange::barrier();
+    MulticastGather::finish();
 }
 
 } // namespace flashrnn::fused
