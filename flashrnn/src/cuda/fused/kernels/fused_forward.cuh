@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         };
         // Shared by the cluster after its start (a split head's step 0 comes before it, chunks' after).
         if ((t > 0 || Traits::chunks_in_step) && MulticastGather::applies<Traits::head_dim>(source(0)))
-            multicast.gather<Traits::head_dim>(operand, source, live_rows);
+            multicast.gather<Traits::head_dim>(operand, source, min(kBatchRows, batch - place.batch_base));
         else
             gather_rows<Traits::head_dim>(operand, source);
     };
