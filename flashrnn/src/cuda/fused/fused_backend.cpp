@@ -287,8 +287,10 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         }
         // A cluster kernel that cannot run (spills, or no cluster fits): the same split with the other
         // exchange. Its problem says nothing of the other kernels: measured on the H100, GRU fp16 at
-        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out.
-        if (k.traits.cluster_exchange) {
+        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out. The
+        // multicast gather likewise (its few registers more spilled LSTM bf16's backward at DH 1616,
+        // B 3, which compiles without it).
+        if (k.traits.cluster_exchange || k.traits.multicast_gather) {
             request = without_cluster(request);
             continue;
         }
