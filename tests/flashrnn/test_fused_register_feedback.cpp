@@ -26,9 +26,9 @@ struct LoopResult {
     std::string refusal; // the model's explanation when no configuration is left
 };
 
-// load_kernel's loop for the registers (fused_backend.cpp): a spill first drops the cluster exchange,
-// then the compile-time sizes, then goes back as feedback with the registers ptxas used plus the
-// spilled ones.
+// load_kernel's loop for the registers (fused_backend.cpp): a spill first drops the clusters (the
+// cluster exchange, the multicast gather), then the compile-time sizes, then goes back as feedback
+// with the registers ptxas used plus the spilled ones.
 LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest request,
                                   const CompileOptions& options) {
     LoopResult out;
@@ -45,7 +45,7 @@ LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest
         out.registers = kernel.registers;
         const std::int64_t local = kernel.registers.stack_frame_bytes;
         if (local == 0) return out;
-        if (out.traits.cluster_exchange) { // a cluster kernel spilled: the other exchange
+        if (out.traits.cluster_exchange || out.traits.multicast_gather) { // clusters spilled: without them
             request = without_cluster(request);
             continue;
         }

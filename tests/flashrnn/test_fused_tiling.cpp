@@ -391,6 +391,38 @@ TEST_CASE("fused tiling: the cluster exchange on Hopper presets, asked for; none
     }
 }
 
+TEST_CASE("fused tiling: the multicast gather with the barrier exchange on Hopper, 16-bit types only") {
+    const DeviceLimits h100 = preset("h100"), a100 = preset("a100");
+    auto chosen = [](const DeviceLimits& limits, FusedPass pass, DType dtype, int batch,
+                     FusedCluster cluster) {
+        FusedTilingRequest r = request_of(pass, Cell::lstm, dtype, 1, 768, batch);
+        r.cluster = cluster;
+        return choose_fused_tiling(limits, r).traits;
+    };
+    // (1, 768) on the H100: the backward exchanges through the barrier from B = 16 (96 KiB of tagged
+    // words per block), the forward from B = 32; both then share the gather.
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+        const bool forward = pass == FusedPass::forward;
+        CAPTURE(forward);
+        for (int batch : {16, 32, 64, 256}) {
+            CAPTURE(batch);
+            const FusedKernelTraits t = chosen(h100, pass, DType::bf16, batch, FusedCluster::automatic);
+            const bool barrier = t.cooperative && !t.tagged_exchange && !t.cluster_exchange;
+            CHECK(t.multicast_gather == barrier);
+            // The model's choices on the H100: the backward from B = 32 (at B = 256 in 4 chunks inside
+            // each step), the forward at B = 256 (at B = 64 it takes the cluster exchange).
+            if ((!forward && batch >= 32) || (forward && batch == 256)) CHECK(t.multicast_gather);
+            if (t.multicast_gather) CHECK(describe(t).find("gather shared by clusters") != std::string::npos);
+            // None without clusters (the A100, or clusters turned off) nor for fp32 (rounded to tf32).
+            CHECK(!chosen(a100, pass, DType::bf16, batch, FusedCluster::automatic).multicast_gather);
+            CHECK(!chosen(h100, pass, DType::bf16, batch, FusedCluster::never).multicast_gather);
+            CHECK(!chosen(h100, pass, DType::fp32, batch, FusedCluster::automatic).multicast_gather);
+        }
+        // B = 16 forward: tagged words (24 KiB per block), no gather to share.
+        if (forward) CHECK(!chosen(h100, pass, DType::bf16, 16, FusedCluster::automatic).multicast_gather);
+    }
+}
+
 TEST_CASE("fused tiling: impossible sizes explain which limit fails, with numbers") {
     const DeviceLimits h100 = preset("h100");
     SUBCASE("R larger than the chip") {

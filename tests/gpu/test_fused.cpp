@@ -183,6 +183,33 @@ TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
     check_cell(fused_backend, Cell::gru, DType::bf16, {9, 5, 2, 96}, RecurrentGradient::full(), ++seed);
 }
 
+// The barrier exchange's gather shared by clusters (Hopper, 16-bit types): a split head whose blocks
+// meet at the barrier, odd batches (a batch block's last rows padding, rows not a multiple of the
+// cluster), both passes, forward and backward at (1, 768) and a GRU (3 recurrent gates); each case also
+// with clusters turned off (FLASHRNN_FUSED_CLUSTER=0: the blocks gather for themselves).
+TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") {
+    int device = 0;
+    cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+    const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
+    std::uint64_t seed = 3290;
+    const std::pair<Cell, Case> cases[] = {
+        {Cell::lstm, {5, 37, 1, 768}}, {Cell::lstm, {4, 64, 1, 768}}, {Cell::gru, {3, 21, 1, 512}}};
+    for (const auto& [case_cell, case_shape] : cases) {
+        const Cell cell = case_cell; // named again: clang 14 does not capture a structured binding
+        const Case c = case_shape;
+        CAPTURE(c.B);
+        const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+        const FusedKernelTraits backward = fused::traits({cell, DType::bf16, shape}, FusedPass::backward);
+        CHECK(backward.cooperative);
+        if (!backward.tagged_exchange) CHECK(backward.multicast_gather == clusters);
+        check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
+        check_cell(fused_backend, cell, DType::fp16, c, RecurrentGradient::clipped(0.05), ++seed);
+        const ClusterChoice never("0");
+        CHECK_FALSE(fused::traits({cell, DType::bf16, shape}, FusedPass::backward).multicast_gather);
+        check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
+    }
+}
+
 // The paper's head-dimension sweep at hidden 768 (B = 16): (6, 128), whose one-block step is long
 // while 12 blocks leave most SMs idle, runs split over blocks like (3, 256) and (1, 768).
 TEST_CASE("fused backend: the head-dimension sweep at hidden 768, (6, 128) split over blocks") {

@@ -34,6 +34,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_COOPERATIVE", cooperative ? 1 : 0},
         {"FLASHRNN_FUSED_TAGGED_EXCHANGE", tagged_exchange ? 1 : 0},
         {"FLASHRNN_FUSED_CLUSTER_EXCHANGE", cluster_exchange ? 1 : 0},
+        {"FLASHRNN_FUSED_MULTICAST_GATHER", multicast_gather ? 1 : 0},
         {"FLASHRNN_FUSED_UNITS_PER_BLOCK", units_per_block},
         {"FLASHRNN_FUSED_ROW_TILES_PER_BLOCK", row_tiles_per_block},
         {"FLASHRNN_FUSED_K_TILES_PER_BLOCK", k_tiles_per_block},
@@ -105,8 +106,10 @@ std::string describe(const FusedKernelTraits& t) {
              : t.cluster_exchange ? ", a cluster of " + s(t.row_blocks) +
                                         " blocks per group (each step's operand written into the peers' "
                                         "shared memory)"
-             : t.tagged_exchange ? ", cooperative (each step's operand exchanged in step-tagged words)"
-                                 : ", cooperative (each step's operand exchanged after a barrier)"));
+             : t.tagged_exchange  ? ", cooperative (each step's operand exchanged in step-tagged words)"
+             : t.multicast_gather ? ", cooperative (each step's operand exchanged after a barrier, its "
+                                    "gather shared by clusters of row blocks)"
+                                  : ", cooperative (each step's operand exchanged after a barrier)"));
     text += line("block", s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " +
                               s(t.k_warps) + " k warps; " + s(t.units_per_block) + " units, " +
                               s(t.row_tiles_per_block) + " row tiles x " + s(t.k_tiles_per_block) +

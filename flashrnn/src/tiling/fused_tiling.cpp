@@ -519,6 +519,12 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.cluster_exchange = s[v.cluster_exchange] == 1;
     t.tagged_exchange = t.cooperative && !t.chunks_in_step && !t.cluster_exchange &&
                         8 * fused::exchange_words_per_step(t) <= FusedKernelTraits::kTaggedExchangeBytes;
+    // The barrier's gather shared by clusters where the device has them (the request can turn
+    // clusters off), chunks inside each step too: bulk copies of whole 16-byte pieces of 16-bit rows
+    // (no tf32 rounding on the way).
+    t.multicast_gather = t.cooperative && !t.tagged_exchange && !t.cluster_exchange &&
+                         limits.max_cluster_blocks >= 2 && r.cluster != FusedCluster::never &&
+                         t.element_bytes == 2 && t.k_length * t.element_bytes % 16 == 0;
     t.row_warps = as_int(s[v.row_warps]);
     t.k_warps = as_int(s[v.k_warps]);
     t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;

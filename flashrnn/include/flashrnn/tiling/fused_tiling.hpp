@@ -82,6 +82,11 @@ struct FusedKernelTraits {
     // step's operand straight into every peer's shared memory, then meet at the cluster's barrier:
     // no trip through L2, no polling, no grid-wide residency needed.
     bool cluster_exchange = false;
+    // With the barrier (Hopper, 16-bit types): the row blocks of a group run as thread-block clusters
+    // (their size chosen at launch) whose blocks share the gather after the barrier, each copying
+    // some of the operand's rows into every block of its cluster (bulk copies multicast from L2), so
+    // that L2 serves each row once per cluster instead of once per block.
+    bool multicast_gather = false;
 
     // One block.
     int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)

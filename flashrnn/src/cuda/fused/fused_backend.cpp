@@ -32,6 +32,7 @@ struct LoadedKernel {
     FusedKernelTraits traits;
     cudaKernel_t kernel = nullptr;
     long long shared_bytes = 0;
+    int cluster_blocks = 1; // blocks of a cluster that share the gather (traits.multicast_gather)
 
     int groups_per_launch() const { return traits.heads_per_launch * traits.batch_blocks; }
     int blocks_per_launch() const { return groups_per_launch() * traits.row_blocks * traits.k_blocks; }
@@ -64,27 +65,67 @@ std::optional<std::int64_t> shared_memory_short(const LoadedKernel& k, int block
     return static_cast<std::int64_t>(available) + 1;
 }
 
-// The launch of a kernel (blocks, threads, shared memory), a cluster of a group's row blocks with the
-// cluster exchange, else cooperative where a head spans blocks: the one launch attribute is `attribute`.
-cudaLaunchConfig_t launch_config(const LoadedKernel& k, cudaLaunchAttribute& attribute) {
+// The launch attributes of a kernel: a cluster of a group's row blocks with the cluster exchange (the
+// clusters are independent of each other: no cooperative launch), else cooperative where a head spans
+// blocks, in clusters of `cluster_blocks` row blocks with the multicast gather.
+struct LaunchAttributes {
+    cudaLaunchAttribute values[2] = {};
+};
+
+cudaLaunchAttribute cluster_attribute(int blocks) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    return attribute;
+}
+
+// The launch of a kernel (blocks, threads, shared memory) with its attributes, kept in `attributes`.
+cudaLaunchConfig_t launch_config(const LoadedKernel& k, LaunchAttributes& attributes, int cluster_blocks) {
     const FusedKernelTraits& t = k.traits;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
     config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
     config.dynamicSmemBytes = static_cast<std::size_t>(k.shared_bytes);
-    config.attrs = &attribute;
-    attribute = {};
-    if (t.cluster_exchange) { // the clusters are independent of each other: no cooperative launch
-        attribute.id = cudaLaunchAttributeClusterDimension;
-        attribute.val.clusterDim.x = static_cast<unsigned>(t.row_blocks);
-        attribute.val.clusterDim.y = 1;
-        attribute.val.clusterDim.z = 1;
-    } else {
-        attribute.id = cudaLaunchAttributeCooperative;
-        attribute.val.cooperative = t.cooperative ? 1 : 0;
-    }
+    config.attrs = attributes.values;
     config.numAttrs = 1;
+    if (t.cluster_exchange) {
+        attributes.values[0] = cluster_attribute(t.row_blocks);
+        return config;
+    }
+    attributes.values[0] = {};
+    attributes.values[0].id = cudaLaunchAttributeCooperative;
+    attributes.values[0].val.cooperative = t.cooperative ? 1 : 0;
+    if (t.multicast_gather) {
+        attributes.values[1] = cluster_attribute(cluster_blocks);
+        config.numAttrs = 2;
+    }
     return config;
+}
+
+cudaLaunchConfig_t launch_config(const LoadedKernel& k, LaunchAttributes& attributes) {
+    return launch_config(k, attributes, k.cluster_blocks);
+}
+
+// The multicast gather's cluster: the most row blocks (of at most the portable 8, dividing a group's)
+// whose clusters of the whole grid are resident at once; 1 (each block copies for itself) where none is.
+int multicast_cluster_blocks(const LoadedKernel& k) {
+    for (int blocks = 8; blocks >= 2; blocks /= 2) {
+        if (k.traits.row_blocks % blocks != 0) continue;
+        LaunchAttributes attributes;
+        cudaLaunchConfig_t config = launch_config(k, attributes, blocks);
+        config.attrs = &attributes.values[1]; // the occupancy query takes the cluster alone
+        config.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config) !=
+            cudaSuccess) {
+            (void)cudaGetLastError(); // not sticky: a smaller cluster is asked next
+            continue;
+        }
+        if (clusters * blocks >= k.blocks_per_launch()) return blocks;
+    }
+    return 1;
 }
 
 // A cluster larger than the portable 8 blocks is allowed (where the device has it); then whether one
@@ -95,8 +136,8 @@ std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k) {
         cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
                                          cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
                     "cudaFuncSetAttribute (non-portable cluster size)");
-    cudaLaunchAttribute attribute;
-    const cudaLaunchConfig_t config = launch_config(k, attribute);
+    LaunchAttributes attributes;
+    const cudaLaunchConfig_t config = launch_config(k, attributes);
     int clusters = 0;
     cuda::check(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config),
                 "cudaOccupancyMaxActiveClusters");
@@ -233,7 +274,10 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
                     "cudaFuncGetAttributes");
         std::optional<LaunchProblem> problem = set_shared_memory(k, attributes, limits);
         if (!problem) problem = launch_problem(k, attributes, limits);
-        if (!problem) return k; // the library stays loaded: kernels are cached for the process
+        if (!problem) { // the library stays loaded: kernels are cached for the process
+            if (k.traits.multicast_gather) k.cluster_blocks = multicast_cluster_blocks(k);
+            return k;
+        }
         history += "\n  - " + k.traits.key() + ": " + problem->text;
         const std::int64_t local_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
         cudaLibraryUnload(library);
@@ -243,8 +287,10 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         }
         // A cluster kernel that cannot run (spills, or no cluster fits): the same split with the other
         // exchange. Its problem says nothing of the other kernels: measured on the H100, GRU fp16 at
-        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out.
-        if (k.traits.cluster_exchange) {
+        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out. The
+        // multicast gather likewise (its few registers more spilled LSTM bf16's backward at DH 1616,
+        // B 3, which compiles without it).
+        if (k.traits.cluster_exchange || k.traits.multicast_gather) {
             request = without_cluster(request);
             continue;
         }
@@ -328,8 +374,8 @@ void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchan
         params.head_offset = launch / chunk_launches * t.heads_per_launch;
         params.batch_chunk = launch % chunk_launches;
         params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
-        cudaLaunchAttribute attribute;
-        cudaLaunchConfig_t config = launch_config(k, attribute);
+        LaunchAttributes attributes;
+        cudaLaunchConfig_t config = launch_config(k, attributes);
         config.stream = stream;
         void* arguments[] = {&params};
         cuda::check(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.kernel), arguments),

@@ -107,8 +107,17 @@ std::string architecture_of(int compute_capability) {
     return "sm_" + std::to_string(compute_capability);
 }
 
+// The multicast bulk copy (FusedKernelTraits::multicast_gather) is an sm_90a instruction: such a kernel
+// is compiled for sm_90a where sm_90 is asked for (the H100 and H200 run either).
+std::string kernel_architecture(std::string_view architecture, const FusedKernelTraits& traits) {
+    std::string target(architecture);
+    if (traits.multicast_gather && target == "sm_90") target += "a";
+    return target;
+}
+
 CompiledKernel compile_fused_kernel(const KernelSource& source, const FusedKernelTraits& traits,
-                                    std::string_view architecture, const CompileOptions& options) {
+                                    std::string_view requested_architecture, const CompileOptions& options) {
+    const std::string architecture = kernel_architecture(requested_architecture, traits);
     static const std::regex valid_architecture(R"(sm_[0-9]{2,3}a?)");
     if (!std::regex_match(std::string(architecture), valid_architecture))
         throw ShapeError("flashrnn: architecture '" + std::string(architecture) +

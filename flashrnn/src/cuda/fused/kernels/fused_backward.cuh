@@ -47,7 +47,19 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         operand[i] = to_operand(0.0f);
     for (int i = threadIdx.x; i < kStepChunks * kChunkStates; i += Traits::threads_per_block)
         all_carry[i] = 0.0f;
-    __syncthreads();
+    // The barrier's gather shared by a cluster (fused_exchange.cuh): its transaction barrier in static
+    // shared memory, initialised before the cluster's first barrier; the peers copy into this block's
+    // operand only after it.
+    unsigned long long* gather_barrier = nullptr;
+    if constexpr (Traits::multicast_gather) {
+        __shared__ __align__(8) unsigned long long arrived;
+        gather_barrier = &arrived;
+    }
+    MulticastGather multicast(gather_barrier);
+    if constexpr (Traits::multicast_gather)
+        MulticastGather::start();
+    else
+        __syncthreads();
 
     // What step t's derivative reads besides the carry and R^T dg (none of it depends on the
     // recurrence): loaded one step ahead, so that its latency leaves the chain, and kept as loaded
@@ -85,10 +97,15 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // place's chunk, every unit of the head, from d_gates (written by the group's blocks before their
     // barrier).
     auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
-        gather_rows<G_REC * Traits::head_dim>(operand, [&](int n) -> const Element* {
+        const auto source = [&](int n) -> const Element* {
             const int b = place.batch_base + n;
             return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) : nullptr;
-        });
+        };
+        if (MulticastGather::applies<G_REC * Traits::head_dim>(source(0)))
+            multicast.gather<G_REC * Traits::head_dim>(operand, source,
+                                                       min(kBatchRows, batch - place.batch_base));
+        else
+            gather_rows<G_REC * Traits::head_dim>(operand, source);
     };
     // The barrier exchange without chunks: each k range's warps gather their columns and multiply.
     using Range = KRange<G_REC * Traits::head_dim>;
@@ -98,10 +115,12 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
     auto chunk_product = [&](long long t, const BlockPlace& place) {
         if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+            MulticastGather::wait_for_peers();
             gather_gate_gradients(t, place);
             __syncthreads();
             product.run(operand, partials);
             __syncthreads();
+            MulticastGather::done_reading();
         }
     };
     StepInputs upcoming;
@@ -220,6 +239,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
         }
     }
+    MulticastGather::finish();
 }
 
 } // namespace flashrnn::fused

@@ -23,6 +23,9 @@
 // whole cluster. Two operand buffers by step parity: a block stores step t + 1's into a peer only
 // after it has received the peer's state of step t, which the peer sent after its product of step
 // t - 1 had read that buffer.
+//
+// Multicast (MulticastGather, Traits::multicast_gather, sm_90a): the barrier's gather, shared by the
+// blocks of a thread-block cluster (below).
 #pragma once
 
 #include "fused_common.cuh"
@@ -219,6 +222,110 @@ struct ClusterExchange {
     __device__ static void barrier() {
         asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
                          : "memory");
+    }
+
+  private:
+    static __device__ unsigned shared_address(const void* at) {
+        return static_cast<unsigned>(__cvta_generic_to_shared(at));
+    }
+};
+
+// The barrier exchange's gather shared by a thread-block cluster (Hopper, Traits::multicast_gather):
+// after the group's barrier every block of a split head needs the same operand rows (every unit of
+// the head for its batch rows), which gather_rows reads from L2 once per block. Here the group's row
+// blocks run as clusters (their size chosen at launch, read from %cluster_nctarank), and the block of
+// rank r copies batch rows r, r + c, ... of the operand from global memory into the same place in the
+// shared memory of all c blocks of its cluster, one bulk copy per row (cp.async.bulk ...
+// multicast::cluster): L2 serves each row once per cluster. Each block waits on its own transaction
+// barrier until all of its rows have arrived. A block's rows are overwritten only after the group's
+// next barrier, which every block reaches after its product has read them; with chunks inside each
+// step (no group barrier between chunks) after a split cluster barrier instead: each block arrives
+// once its product has read a chunk's rows (done_reading) and waits for its peers before it copies the
+// next chunk's (wait_for_peers).
+struct MulticastGather {
+    static constexpr bool kBetweenChunks = Traits::multicast_gather && Traits::chunks_in_step;
+    unsigned long long* arrived; // the transaction barrier, in this block's static shared memory
+    unsigned rank = 0, blocks = 1, phase = 0;
+
+    // Initialises the barrier; the caller's cluster barrier (ClusterExchange::barrier) then makes it
+    // visible to the peers before any of them copies into this block.
+    __device__ explicit MulticastGather(unsigned long long* barrier) : arrived(barrier) {
+        if constexpr (Traits::multicast_gather) {
+            asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+            asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
+            if (threadIdx.x == 0) {
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(arrived)));
+                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            }
+        }
+    }
+
+    // Whether rows at `first` (the first batch row's source) can travel as bulk copies: 16-byte
+    // aligned, whole 16-byte lengths. The same answer in every block of a cluster (one tensor).
+    template <int kLength> static __device__ bool applies(const Element* first) {
+        return Traits::multicast_gather && kLength * sizeof(Element) % 16 == 0 &&
+               reinterpret_cast<unsigned long long>(first) % 16 == 0;
+    }
+
+    // Block-wide: the operand's first `live_rows` batch rows, each of kLength elements from
+    // source(n) (a row every block of the group reads), into every block of the cluster; returns
+    // once this block's rows are all there. The caller's __syncthreads is not needed for them (the
+    // barrier's wait orders them), but the caller keeps its own for what else the block wrote.
+    template <int kLength, class Source>
+    __device__ void gather(OperandElement* operand, Source source, int live_rows) {
+        constexpr unsigned kRowBytes = kLength * sizeof(Element);
+        const unsigned barrier = shared_address(arrived);
+        if (threadIdx.x == 0)
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
+                         "r"(static_cast<unsigned>(live_rows) * kRowBytes)
+                         : "memory");
+        const unsigned short mask = static_cast<unsigned short>((1u << blocks) - 1);
+        for (int n = static_cast<int>(rank) + threadIdx.x * static_cast<int>(blocks); n < live_rows;
+             n += Traits::threads_per_block * static_cast<int>(blocks)) {
+            // The rows were written by the group's generic stores (ordered by the barrier's acquire):
+            // the bulk copy reads them through the async proxy.
+            asm volatile("fence.proxy.async.global;" ::: "memory");
+            asm volatile(
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                "[%0], [%1], %2, [%3], %4;" ::"r"(shared_address(operand + n * kOperandStride)),
+                "l"(source(n)), "r"(kRowBytes), "r"(barrier), "h"(mask)
+                : "memory");
+        }
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{\n\t.reg .pred p;\n\t"
+                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                         "selp.u32 %0, 1, 0, p;\n\t}"
+                         : "=r"(done)
+                         : "r"(barrier), "r"(phase)
+                         : "memory");
+        phase ^= 1u;
+    }
+
+    // Chunks inside each step: the split cluster barrier between a chunk's product and the next
+    // chunk's copies (every thread; arrivals and waits alternate, the first arrival at the start).
+    static __device__ void done_reading() {
+        if constexpr (kBetweenChunks) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    }
+    static __device__ void wait_for_peers() {
+        if constexpr (kBetweenChunks) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    }
+
+    // Every thread of the block, after the zeroing of the operand: the cluster's barrier, so that no
+    // peer copies into a block before its barrier is initialised (with chunks also the first arrival).
+    static __device__ void start() {
+        if constexpr (Traits::multicast_gather) {
+            ClusterExchange::barrier();
+            done_reading();
+        }
+    }
+    // At the end: no block leaves while its peers may still copy into it (with chunks the last wait,
+    // which follows every peer's last product, after all of its copies had arrived).
+    static __device__ void finish() {
+        if constexpr (kBetweenChunks)
+            wait_for_peers();
+        else if constexpr (Traits::multicast_gather)
+            ClusterExchange::barrier();
     }
 
   private:

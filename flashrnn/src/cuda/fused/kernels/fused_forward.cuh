@@ -47,6 +47,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         cluster_barriers = barriers;
     }
     const ClusterExchange cluster(cluster_barriers);
+    // The barrier's gather shared by a cluster: its transaction barrier, static shared memory too.
+    unsigned long long* gather_barrier = nullptr;
+    if constexpr (Traits::multicast_gather) {
+        __shared__ __align__(8) unsigned long long arrived;
+        gather_barrier = &arrived;
+    }
+    MulticastGather multicast(gather_barrier);
     const int live_rows = min(kBatchRows, batch - block.batch_base);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
@@ -102,19 +109,26 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // The operand of step t of the place's chunk, every unit of the head: the initial state as given,
     // then the states tensor (written by the group's blocks before their barrier).
     auto gather_state = [&](long long t, const BlockPlace& place) {
-        gather_rows<Traits::head_dim>(operand, [&](int n) -> const Element* {
+        const auto source = [&](int n) -> const Element* {
             const int b = place.batch_base + n;
             if (b >= batch) return nullptr;
             return t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
                           : states + l.sequence.offset(0, t, b, h, 0);
-        });
+        };
+        // Shared by the cluster after its start (a split head's step 0 comes before it, chunks' after).
+        if ((t > 0 || Traits::chunks_in_step) && MulticastGather::applies<Traits::head_dim>(source(0)))
+            multicast.gather<Traits::head_dim>(operand, source, min(kBatchRows, batch - place.batch_base));
+        else
+            gather_rows<Traits::head_dim>(operand, source);
     };
     // A split head's first operand (after the zeroing's barrier); chunks inside each step gather theirs.
     if (Traits::cooperative && !Traits::chunks_in_step) gather_state(0, block);
-    // With the cluster exchange the peers store into this block's buffers from step 0 on: after the
-    // zeroing, and only once every block of the cluster runs.
+    // With the cluster exchange the peers store into this block's buffers from step 0 on (with the
+    // multicast gather from step 1 on): after the zeroing, and only once every block of the cluster runs.
     if constexpr (Traits::cluster_exchange)
         ClusterExchange::barrier();
+    else if constexpr (Traits::multicast_gather)
+        MulticastGather::start();
     else
         __syncthreads();
 
@@ -138,11 +152,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 load_inputs(t + 1, block.at_chunk(0), upcoming);
 
             if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
+                MulticastGather::wait_for_peers();
                 gather_state(t, place);
                 __syncthreads();
             }
             product.run(operand_of(t), partials);
             __syncthreads();
+            MulticastGather::done_reading();
 
             Element sent[kItems]; // the state that multiplies R, of each item
 #pragma unroll
@@ -220,6 +236,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         __syncthreads();
     }
     if constexpr (Traits::cluster_exchange) ClusterExchange::barrier();
+    MulticastGather::finish();
 }
 
 } // namespace flashrnn::fused
