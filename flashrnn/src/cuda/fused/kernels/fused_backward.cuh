@@ -107,10 +107,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         else
             gather_rows<G_REC * Traits::head_dim>(operand, source);
     };
-    // The barrier exchange without chunks: each k range's warps gather their columns and multiply.
+    // The barrier exchange without chunks: each k range's warps gather their columns and multiply
+    // (not with the multicast gather, which a cluster shares and which was the faster at (1, 768) B 16).
     using Range = KRange<G_REC * Traits::head_dim>;
-    constexpr bool kRangeGather =
-        Range::kUsable && Traits::cooperative && !Traits::tagged_exchange && !Traits::chunks_in_step;
+    constexpr bool kRangeGather = Range::kUsable && Traits::cooperative && !Traits::tagged_exchange &&
+                                  !Traits::chunks_in_step && !Traits::multicast_gather;
     const Range range;
     // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
     auto chunk_product = [&](long long t, const BlockPlace& place) {
