@@ -111,6 +111,30 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
     });
 }
 
+// The multicast gather's backward at (1, 768) on the H100: with one row warp per k range (16 units
+// per block, B 13 and 16) it compiles at the first attempt; with two (32 units, B 37 and 64) its few
+// registers more spill at the 128-register cap of 512 threads (96 and 184 bytes, 2026-11-24), and the
+// loop drops the clusters, as load_kernel does (the GPU test "the multicast gather after the barrier,
+// odd batches" checks the kernel loaded on the device).
+TEST_CASE("fused register feedback: the multicast gather's backward at (1, 768) on the H100") {
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path);
+    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    for (const auto& [batch, kept] : {std::pair{13, true}, {16, true}, {37, false}}) {
+        const int b = batch; // named again: clang 14 does not capture a structured binding
+        const bool multicast_kept = kept;
+        CAPTURE(b);
+        const FusedTilingRequest request =
+            request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, b);
+        CHECK(choose_fused_tiling(preset("h100_sxm"), request).traits.multicast_gather);
+        const LoopResult result = compile_until_no_spill(preset("h100_sxm"), request, options);
+        CAPTURE(result.traits.key());
+        CHECK(result.refusal.empty());
+        CHECK(result.traits.multicast_gather == multicast_kept);
+        CHECK((result.attempts == 1) == multicast_kept);
+    }
+}
+
 // The largest LSTM bf16 heads at the GPU test's B 3 on the H100, through the backend's feedback loop:
 // the model's largest (2112 forward and backward, docs/kernels.md "Largest head dimension") spills in
 // the backward until the model refuses (ptxas needs about 69 registers besides R, its accumulators and
