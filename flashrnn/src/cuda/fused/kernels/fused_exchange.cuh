@@ -147,6 +147,34 @@ __device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
     __syncthreads();
 }
 
+// Transaction barriers (mbarrier) in a block's shared memory, which the cluster exchange and the
+// multicast gather count their incoming bytes on.
+__device__ inline unsigned shared_address(const void* at) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(at));
+}
+// One thread: a barrier of one arrival, visible to the cluster's copies after the caller's cluster barrier.
+__device__ inline void init_transaction_barriers(unsigned long long* barriers, int count) {
+    for (int i = 0; i < count; ++i)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barriers + i)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// One thread: this phase's arrival, which completes once `bytes` more have arrived.
+__device__ inline void expect_transaction_bytes(unsigned barrier, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(bytes)
+                 : "memory");
+}
+// Every waiting thread: until the barrier's phase of this parity has completed.
+__device__ inline void wait_for_transaction_phase(unsigned barrier, unsigned parity) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(barrier), "r"(parity)
+                     : "memory");
+}
+
 struct ClusterExchange {
     static_assert(!Traits::cluster_exchange || sizeof(OperandElement) == 4 || kUnits % 2 == 0,
                   "a block sends whole 32-bit pairs: an even number of units");
@@ -159,11 +187,7 @@ struct ClusterExchange {
     __device__ explicit ClusterExchange(unsigned long long* barriers)
         : arrived(barriers), first_peer(blockIdx.x % Traits::row_blocks) {
         if constexpr (Traits::cluster_exchange) {
-            if (threadIdx.x == 0) {
-                for (int i = 0; i < 2; ++i)
-                    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(arrived + i)));
-                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-            }
+            if (threadIdx.x == 0) init_transaction_barriers(arrived, 2);
         }
     }
 
@@ -199,21 +223,10 @@ struct ClusterExchange {
     // block's own stores visible.
     __device__ void receive(long long step, int live_rows) const {
         const unsigned barrier = shared_address(arrived + (step & 1));
-        if (threadIdx.x == 0) {
-            const unsigned bytes =
-                static_cast<unsigned>(live_rows) * (Traits::head_dim - kUnits) * sizeof(OperandElement);
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(bytes)
-                         : "memory");
-        }
-        const unsigned parity = static_cast<unsigned>((step - 1) >> 1) & 1u;
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{\n\t.reg .pred p;\n\t"
-                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                         "selp.u32 %0, 1, 0, p;\n\t}"
-                         : "=r"(done)
-                         : "r"(barrier), "r"(parity)
-                         : "memory");
+        if (threadIdx.x == 0)
+            expect_transaction_bytes(barrier, static_cast<unsigned>(live_rows) * (Traits::head_dim - kUnits) *
+                                                  sizeof(OperandElement));
+        wait_for_transaction_phase(barrier, static_cast<unsigned>((step - 1) >> 1) & 1u);
     }
 
     // Every thread of every block of the cluster: the stores before it are visible to all after it.
@@ -222,11 +235,6 @@ struct ClusterExchange {
     __device__ static void barrier() {
         asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
                          : "memory");
-    }
-
-  private:
-    static __device__ unsigned shared_address(const void* at) {
-        return static_cast<unsigned>(__cvta_generic_to_shared(at));
     }
 };
 
@@ -253,10 +261,7 @@ struct MulticastGather {
         if constexpr (Traits::multicast_gather) {
             asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
             asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
-            if (threadIdx.x == 0) {
-                asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(arrived)));
-                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-            }
+            if (threadIdx.x == 0) init_transaction_barriers(arrived, 1);
         }
     }
 
@@ -275,10 +280,7 @@ struct MulticastGather {
     __device__ void gather(OperandElement* operand, Source source, int live_rows) {
         constexpr unsigned kRowBytes = kLength * sizeof(Element);
         const unsigned barrier = shared_address(arrived);
-        if (threadIdx.x == 0)
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
-                         "r"(static_cast<unsigned>(live_rows) * kRowBytes)
-                         : "memory");
+        if (threadIdx.x == 0) expect_transaction_bytes(barrier, static_cast<unsigned>(live_rows) * kRowBytes);
         const unsigned short mask = static_cast<unsigned short>((1u << blocks) - 1);
         for (int n = static_cast<int>(rank) + threadIdx.x * static_cast<int>(blocks); n < live_rows;
              n += Traits::threads_per_block * static_cast<int>(blocks)) {
@@ -291,14 +293,7 @@ struct MulticastGather {
                 "l"(source(n)), "r"(kRowBytes), "r"(barrier), "h"(mask)
                 : "memory");
         }
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{\n\t.reg .pred p;\n\t"
-                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                         "selp.u32 %0, 1, 0, p;\n\t}"
-                         : "=r"(done)
-                         : "r"(barrier), "r"(phase)
-                         : "memory");
+        wait_for_transaction_phase(barrier, phase);
         phase ^= 1u;
     }
 
@@ -326,11 +321,6 @@ struct MulticastGather {
             wait_for_peers();
         else if constexpr (Traits::multicast_gather)
             ClusterExchange::barrier();
-    }
-
-  private:
-    static __device__ unsigned shared_address(const void* at) {
-        return static_cast<unsigned>(__cvta_generic_to_shared(at));
     }
 };
 
