@@ -10,6 +10,7 @@
 #if FLASHRNN_WITH_CUDA
 
 #include <chrono>
+#include <optional>
 #include <tuple>
 
 #include "nvrtc_test_support.hpp"
@@ -26,16 +27,21 @@ struct LoopResult {
     std::string refusal; // the model's explanation when no configuration is left
 };
 
-// load_kernel's loop for the registers (fused_backend.cpp): a spill first drops the clusters (the
-// cluster exchange, the multicast gather), then the compile-time sizes, then goes back as feedback
-// with the registers ptxas used plus the spilled ones.
+// load_kernel's loop for the registers (fused_backend.cpp): after a spill the request that
+// after_register_shortage names (the cluster exchange dropped, then the compile-time sizes, then the
+// registers ptxas used plus the spilled ones as feedback), after a refusal the one after_refusal names.
 LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest request,
                                   const CompileOptions& options) {
+    const FusedTilingRequest first = request;
     LoopResult out;
     for (out.attempts = 1; out.attempts <= 16; ++out.attempts) {
         try {
             out.traits = choose_fused_tiling(limits, request).traits;
         } catch (const TilingError& e) {
+            if (const std::optional<FusedTilingRequest> next = after_refusal(first, request)) {
+                request = *next;
+                continue;
+            }
             out.refusal = e.what();
             return out;
         }
@@ -45,17 +51,7 @@ LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest
         out.registers = kernel.registers;
         const std::int64_t local = kernel.registers.stack_frame_bytes;
         if (local == 0) return out;
-        if (out.traits.cluster_exchange || out.traits.multicast_gather) { // clusters spilled: without them
-            request = without_cluster(request);
-            continue;
-        }
-        if (request.compile_time_sizes) {
-            request.compile_time_sizes = false;
-            continue;
-        }
-        request = with_feedback(
-            request,
-            {out.traits, kernel.registers.registers_per_thread + static_cast<int>((local + 3) / 4), local});
+        request = after_register_shortage(request, out.traits, kernel.registers.registers_per_thread, local);
     }
     out.attempts = 16;
     out.refusal = "still spilling after 16 attempts";
@@ -111,28 +107,68 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
     });
 }
 
-// The multicast gather's backward at (1, 768) on the H100: with one row warp per k range (16 units
-// per block, B 13 and 16) it compiles at the first attempt; with two (32 units, B 37 and 64) its few
-// registers more spill at the 128-register cap of 512 threads (96 and 184 bytes, 2026-11-24), and the
-// loop drops the clusters, as load_kernel does (the GPU test "the multicast gather after the barrier,
-// odd batches" checks the kernel loaded on the device).
-TEST_CASE("fused register feedback: the multicast gather's backward at (1, 768) on the H100") {
+// The multicast gather at (1, 768) on the H100 keeps its clusters through the compiler's feedback.
+// The backward with one row warp per k range (16 units per block, B 13 and 16) compiles at the first
+// attempt; with two (B 37) and with chunks inside each step (B 64), and the forward at B 256, the
+// first choice spills with the gather (96, 184 and 48 bytes, 2026-11-25) as it does without it (80,
+// 136, 48): the feedback ends in a configuration with the gather and no spill. The backward's holds
+// at least as much of R in registers as the loop without clusters ends in; the forward's holds less
+// (40 R registers in 2 chunks inside each step, against 68 in one chunk) and was the faster on the
+// H100, 11.73 against 15.67 ms (docs/benchmarks.md, "Large batches").
+TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100 keeps its clusters") {
     TemporaryFolder folder;
     CompileOptions options = in_folder(folder.path);
     options.extra_options = {"--use_fast_math"}; // as the backend compiles
-    for (const auto& [batch, kept] : {std::pair{13, true}, {16, true}, {37, false}}) {
-        const int b = batch; // named again: clang 14 does not capture a structured binding
-        const bool multicast_kept = kept;
-        CAPTURE(b);
-        const FusedTilingRequest request =
-            request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, b);
-        CHECK(choose_fused_tiling(preset("h100_sxm"), request).traits.multicast_gather);
-        const LoopResult result = compile_until_no_spill(preset("h100_sxm"), request, options);
-        CAPTURE(result.traits.key());
-        CHECK(result.refusal.empty());
-        CHECK(result.traits.multicast_gather == multicast_kept);
-        CHECK((result.attempts == 1) == multicast_kept);
+    const DeviceLimits limits = preset("h100_sxm");
+    struct MulticastCase {
+        FusedPass pass;
+        int batch;
+        bool first_compiles;
+    };
+    for (const MulticastCase& m : {MulticastCase{FusedPass::backward, 13, true},
+                                   {FusedPass::backward, 16, true},
+                                   {FusedPass::backward, 37, false},
+                                   {FusedPass::backward, 64, false},
+                                   {FusedPass::forward, 256, false}}) {
+        CAPTURE(m.batch);
+        CAPTURE(to_string(m.pass));
+        const FusedTilingRequest request = request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch);
+        CHECK(choose_fused_tiling(limits, request).traits.multicast_gather);
+        const LoopResult kept = compile_until_no_spill(limits, request, options);
+        CAPTURE(kept.traits.key());
+        CHECK(kept.refusal.empty());
+        CHECK(kept.traits.multicast_gather);
+        CHECK(kept.registers.stack_frame_bytes == 0);
+        CHECK((kept.attempts == 1) == m.first_compiles);
+        if (m.first_compiles || m.pass == FusedPass::forward) continue;
+        const LoopResult without = compile_until_no_spill(limits, without_cluster(request), options);
+        CAPTURE(without.traits.key());
+        CHECK_FALSE(without.traits.multicast_gather);
+        CHECK(kept.traits.r_registers_per_thread >= without.traits.r_registers_per_thread);
     }
+}
+
+// The loop's fallback: a refusal after multicast kernels' feedback starts over without clusters (the
+// request the loop began with); a refusal without such feedback stands.
+TEST_CASE(
+    "fused register feedback: a refusal after the multicast gather's feedback starts over without clusters") {
+    const DeviceLimits limits = preset("h100_sxm");
+    const FusedTilingRequest first = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 37);
+    const FusedKernelTraits multicast = choose_fused_tiling(limits, first).traits;
+    REQUIRE(multicast.multicast_gather);
+    const FusedTilingRequest fed =
+        after_register_shortage(after_register_shortage(first, multicast, 128, 96), multicast, 128, 96);
+    CHECK_FALSE(fed.compile_time_sizes);
+    REQUIRE(fed.feedback.size() == 1);
+    const std::optional<FusedTilingRequest> next = after_refusal(first, fed);
+    REQUIRE(next.has_value());
+    CHECK(next->cluster == FusedCluster::never);
+    CHECK(next->feedback.empty());
+    CHECK(next->compile_time_sizes);
+    CHECK_FALSE(choose_fused_tiling(limits, *next).traits.multicast_gather);
+    CHECK_FALSE(after_refusal(first, *next).has_value()); // without clusters the refusal stands
+    const FusedKernelTraits plain = choose_fused_tiling(limits, without_cluster(first)).traits;
+    CHECK_FALSE(after_refusal(first, after_register_shortage(first, plain, 128, 0)).has_value());
 }
 
 // The largest LSTM bf16 heads at the GPU test's B 3 on the H100, through the backend's feedback loop:

@@ -648,6 +648,36 @@ FusedTilingRequest without_cluster(FusedTilingRequest request) {
     return request;
 }
 
+FusedTilingRequest after_register_shortage(FusedTilingRequest request, const FusedKernelTraits& traits,
+                                           int registers, std::int64_t local_bytes) {
+    // The cluster exchange's problem says nothing of the other kernels: measured on the H100, GRU fp16
+    // at (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out.
+    if (traits.cluster_exchange) return without_cluster(request);
+    if (request.compile_time_sizes && local_bytes > 0) { // the same configuration, fewer registers
+        request.compile_time_sizes = false;
+        return request;
+    }
+    // The multicast gather keeps its clusters: its kernels spilled where those without it spilled
+    // too (ptxas for sm_90, LSTM bf16 backward at (1, 768), B = 37: 96 bytes with it, 80 without),
+    // and their feedback ends in as many R registers or more (B = 37: 40 with it, 32 without).
+    // The driver's per-thread view: the registers it uses plus its local memory (spills) are what
+    // it needs; the configuration and those holding as much of R are excluded.
+    return with_feedback(request, {traits, registers + static_cast<int>((local_bytes + 3) / 4),
+                                   std::max<std::int64_t>(local_bytes, 1)});
+}
+
+// The multicast kernels' feedback can exclude what fits without the gather: LSTM bf16's backward at
+// DH 1616, B 3 (101 row blocks, clusters of one) spilled 24 bytes with it at 52 R registers, where the
+// loop without clusters ends at 48 (ptxas for sm_90).
+std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
+                                                const FusedTilingRequest& request) {
+    const bool multicast_fed_back =
+        std::any_of(request.feedback.begin(), request.feedback.end(),
+                    [](const KernelFeedback& f) { return f.traits.multicast_gather; });
+    if (!multicast_fed_back || request.cluster == FusedCluster::never) return std::nullopt;
+    return without_cluster(first);
+}
+
 KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes) {
     KernelFeedback report;
     report.traits = traits;

@@ -191,9 +191,24 @@ bool fused_tiling_exists(const DeviceLimits& limits, const FusedTilingRequest& r
 // A multi-line human-readable description of the traits (for `flashrnn tune`).
 std::string describe(const FusedKernelTraits& traits);
 
-// The request without the cluster exchange (FusedCluster::never): what the compile loop asks for
-// after a cluster kernel spilled.
+// The request without clusters (FusedCluster::never: neither the cluster exchange nor the multicast
+// gather): what the compile loop asks for after a cluster-exchange kernel could not run, or after the
+// multicast gather's feedback left no configuration (after_refusal).
 FusedTilingRequest without_cluster(FusedTilingRequest request);
+
+// The compile loop's next request after a kernel of `traits` ran short of registers (`local_bytes` of
+// spills, or too few threads per block at `registers` each; fused_backend.cpp's load_kernel): the
+// cluster exchange's kernel without clusters, else the same configuration without compile-time sizes,
+// else the report as feedback (with_feedback: the registers used plus the spilled ones). The multicast
+// gather's kernels take the feedback with their clusters kept (docs/kernels.md, "multicast gather").
+FusedTilingRequest after_register_shortage(FusedTilingRequest request, const FusedKernelTraits& traits,
+                                           int registers, std::int64_t local_bytes);
+
+// The compile loop's answer to the model's refusal of `request`: where multicast kernels' reports
+// are among its feedback, `first` (the loop's first request) without clusters, the kernels without
+// the gather starting over from there; otherwise nothing (the refusal stands).
+std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
+                                                const FusedTilingRequest& request);
 
 // The request tightened by one report: appended to feedback; a register report without spills also
 // raises overhead_registers_per_thread to what the compiler used beyond the modelled registers (a

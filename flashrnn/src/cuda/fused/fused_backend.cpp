@@ -251,6 +251,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     request.max_threads_per_block = tuning.max_threads_per_block;
     request.max_blocks_per_head = tuning.max_blocks_per_head;
     request.cluster = tuning.cluster;
+    const FusedTilingRequest first = request;
     const KernelSource source = fused_kernel_source(pass);
     std::string history;
     // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback
@@ -259,7 +260,15 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     constexpr int kAttempts = 16;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         LoadedKernel k;
-        k.traits = choose_fused_tiling(limits, request).traits;
+        try {
+            k.traits = choose_fused_tiling(limits, request).traits;
+        } catch (const TilingError&) { // the multicast gather's feedback may have left none
+            const std::optional<FusedTilingRequest> next = after_refusal(first, request);
+            if (!next) throw;
+            history += "\n  - no configuration left with the multicast gather: without clusters";
+            request = *next;
+            continue;
+        }
         k.shared_bytes = shared_layout(k.traits, k.traits.pass == FusedPass::forward).total;
         const CompiledKernel compiled = compile_fused_kernel(
             source, k.traits, architecture_of(limits.compute_capability()), compile_options());
@@ -285,24 +294,8 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
             request = with_feedback(request, shared_memory_feedback(k.traits, problem->shared_memory_bytes));
             continue;
         }
-        // A cluster kernel that cannot run (spills, or no cluster fits): the same split with the other
-        // exchange. Its problem says nothing of the other kernels: measured on the H100, GRU fp16 at
-        // (1, 768), B = 201, its spills fed back recalibrated them until the 16 attempts ran out. The
-        // multicast gather likewise (its few registers more spilled LSTM bf16's backward at DH 1616,
-        // B 3, which compiles without it).
-        if (k.traits.cluster_exchange || k.traits.multicast_gather) {
-            request = without_cluster(request);
-            continue;
-        }
-        if (request.compile_time_sizes && local_bytes > 0) { // the same configuration, fewer registers
-            request.compile_time_sizes = false;
-            continue;
-        }
-        // The driver's per-thread view: the registers it uses plus its local memory (spills) are
-        // what it needs; the configuration and those holding as much of R are excluded.
-        request =
-            with_feedback(request, {k.traits, attributes.numRegs + static_cast<int>((local_bytes + 3) / 4),
-                                    std::max<std::int64_t>(local_bytes, 1)});
+        // Registers (or a cluster that does not fit): after_register_shortage says what to ask next.
+        request = after_register_shortage(request, k.traits, attributes.numRegs, local_bytes);
     }
     throw TilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
                       " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
