@@ -125,7 +125,8 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
     extern __shared__ uint4 input_words[]; // kFusedInputBytes<C, T, E, kThreads>
 
     const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
-    const int warp = static_cast<int>(threadIdx.x) / scan::kWarpSize;
+    // A constant 0 in one-warp blocks: a tile's span is then uniform, no per-thread arithmetic.
+    const int warp = kWarps == 1 ? 0 : static_cast<int>(threadIdx.x) / scan::kWarpSize;
     float* staging = staging_storage.warp_words(warp);
     const std::int64_t length = p.rows.length;
     const std::int64_t plane = p.rows.sequences * length;
@@ -139,6 +140,11 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
     };
     int input_buffer = 0; // the buffer of this tile's inputs
     copy_inputs(blockIdx.x, 0, input_buffer);
+    // Whether every row of the inputs and of the states starts at 16 bytes (then so does every tile of
+    // it): a whole tile then moves as 16-byte packets, decided with one test per tile.
+    const std::int64_t whole_tiles = length / kTile;
+    const bool input_packets = Inputs::kPacketsPerLane > 0 && Inputs::packets_aligned(p.inputs, length, 0);
+    const bool state_packets = Inputs::packets_aligned(p.states, length, 0);
 
     for (std::int64_t s = blockIdx.x; s < p.rows.sequences; s += gridDim.x) {
         float params[P], carry[S];
@@ -156,16 +162,25 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
             // while this one is solved, into the other buffer, which every lane has finished reading.
             __syncwarp();
             const std::int64_t next_sequence = tile + 1 < tiles ? s : s + gridDim.x;
-            if (next_sequence < p.rows.sequences)
+            if (tile + 1 < whole_tiles && input_packets) {
+                if constexpr (Inputs::kPacketsPerLane > 0)
+                    inputs.copy_packets(p.inputs + row + (tile + 1) * kTile + warp * scan::kWarpSize * E,
+                                        plane, input_buffer ^ 1);
+            } else if (next_sequence < p.rows.sequences)
                 copy_inputs(next_sequence, tile + 1 < tiles ? tile + 1 : 0, input_buffer ^ 1);
             else
                 __pipeline_commit(); // nothing to copy: an empty fill, so that this tile's is the previous
             Inputs::wait_for_previous_fill();
-            // Each evaluation reads the inputs again from shared memory: no registers held across the scans.
+            // Each evaluation reads the inputs again from shared memory: no registers held across the scans
+            // (16-bit inputs as the fp32 values the guess widened them to).
             const auto read_inputs = [&](float(&x)[G][E]) {
 #pragma unroll
-                for (int g = 0; g < G; ++g)
-                    inputs.read(input_buffer, g, x[g]);
+                for (int g = 0; g < G; ++g) {
+                    if constexpr (Inputs::kWidened)
+                        inputs.read_widened(g, x[g]);
+                    else
+                        inputs.read(input_buffer, g, x[g]);
+                }
             };
             // The state before step e of this thread's chunk, from the iterate h: the thread's own
             // step before, the lane before's last, the warp before's last (shared), or the carry.
@@ -197,7 +212,11 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                 constexpr Activations kGuess =
                     kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh;
                 float x[G][E];
-                read_inputs(x);
+#pragma unroll
+                for (int g = 0; g < G; ++g) {
+                    inputs.read(input_buffer, g, x[g]);
+                    if constexpr (Inputs::kWidened) inputs.widen(g, x[g]);
+                }
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
                     float xe[G], next[S];
@@ -361,26 +380,46 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                                   __float_as_uint(finite ? residual_max : 0.0f), true);
             }
 
-            // fp32 states leave through this tile's input buffer (read for the last time): 16-byte
-            // accesses; the next tile's copy into it follows the __syncwarp at the loop's top.
+            // fp32 states of a whole tile leave as each thread's E consecutive values, 16-byte stores from
+            // registers (each writes half of 32-byte sectors whose other half the next one writes: the same
+            // DRAM bytes as a transposition through shared memory, a fifth of its instructions, and faster on
+            // the H100, docs/benchmarks.md); other tiles through this tile's input buffer (read for the last
+            // time), whose next copy follows the __syncwarp at the loop's top. 16-bit states through the
+            // warp's staging.
             static_assert(S <= G, "a state per gate slot");
+            if constexpr (sizeof(T) == 4) {
+                if (tile < whole_tiles && state_packets) {
+                    float* into = p.states + row + start;
 #pragma unroll
-            for (int k = 0; k < S; ++k) {
-                if constexpr (sizeof(T) == 4)
-                    inputs.store(input_buffer, k, p.states + k * plane + row,
-                                 tile * kTile + warp * scan::kWarpSize * E, length, h[k]);
-                else
+                    for (int k = 0; k < S; ++k)
+#pragma unroll
+                        for (int j = 0; j < E; j += 4)
+                            *reinterpret_cast<float4*>(into + k * plane + j) =
+                                make_float4(h[k][j], h[k][j + 1], h[k][j + 2], h[k][j + 3]);
+                } else {
+                    inputs.store(input_buffer, p.states + row, plane,
+                                 tile * kTile + warp * scan::kWarpSize * E, length, h);
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < S; ++k)
                     scan::store_chunk<T, E, A>(p.states + k * plane + row, start, length, h[k], staging);
             }
-            if (p.last_state && start <= length - 1 && length - 1 < start + E)
+            // The sequence's last state, in its last tile (tested first: the block's branch, not per thread).
+            if (tile + 1 == tiles) {
+                if (p.last_state && start <= length - 1 && length - 1 < start + E)
 #pragma unroll
-                for (int e = 0; e < E; ++e)
-                    if (start + e == length - 1)
+                    for (int e = 0; e < E; ++e)
+                        if (start + e == length - 1)
 #pragma unroll
-                        for (int k = 0; k < S; ++k)
-                            p.last_state[p.rows.state_at(k, s)] = h[k][e];
-            // The next tile starts from this one's last state (a full tile: the block's last thread).
-            if (tile + 1 < tiles) {
+                            for (int k = 0; k < S; ++k)
+                                p.last_state[p.rows.state_at(k, s)] = h[k][e];
+            } else if constexpr (kWarps == 1) {
+                // The next tile starts from this one's last state (a full tile: the block's last thread).
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    carry[k] = __shfl_sync(kFullWarp, h[k][E - 1], scan::kWarpSize - 1);
+            } else {
                 if (threadIdx.x == kThreads - 1)
 #pragma unroll
                     for (int k = 0; k < S; ++k)
