@@ -94,7 +94,8 @@ using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
 // more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
 // for FlashGRU and 143 for FlashLSTM. Without a tolerance they are capped at 64 (32 blocks, the most an
-// SM takes; fp32's input staging fits 25) and 96 (21 fit): no spills (ptxas -v), at most 2% more
+// SM takes; the input staging's shared memory fits 29 for fp32, 25 for bf16, whose inputs are widened to
+// fp32) and 96 (21 fit): no spills (ptxas -v), at most 2% more
 // instructions than at the former 80 and 128 (SASS), and 5% faster on the H100 (FlashGRU bf16, FlashLSTM
 // fp32; FlashGRU fp32 is memory-bound: unchanged; docs/benchmarks.md). FlashLSTM at 80 registers (24
 // blocks) spills 52 bytes in its last iteration and ran slower. With a tolerance (more live values;
@@ -261,6 +262,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
 #pragma unroll
                         for (int j = 0; j < S; ++j)
                             offset[k] = fmaf(-jacobian[k * S + j], previous[j], offset[k]);
+                        if (kWarps == 1 && threadIdx.x == 0 && e == 0) offset[k] = next[k];
                         if (kTolerance && start + e < length) {
                             const float residual = next[k] - h[k][e];
                             residual_max =
@@ -268,19 +270,37 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                             state_max = fmaxf(state_max, fabsf(h[k][e]));
                         }
                     }
-                    maps[e] = Element::map(jacobian, offset);
+                    // One warp: the thread's inclusive prefixes (warp_scan_from), composed here, where the
+                    // step's value and point are at hand (then_about: no offset formed), and the tile's
+                    // first step applied to the entering state (previous is the carry): the constant map
+                    // to its value.
+                    if constexpr (kWarps == 1) {
+                        if (e == 0) {
+                            if (threadIdx.x == 0)
+#pragma unroll
+                                for (int j = 0; j < S * S; ++j)
+                                    jacobian[j] = 0.0f;
+                            maps[0] = Element::map(jacobian, offset);
+                        } else {
+                            maps[e] = Element::then_about(maps[e - 1], jacobian, previous, next);
+                        }
+                    } else {
+                        maps[e] = Element::map(jacobian, offset);
+                    }
                 }
             };
             // The next iterate: the linearised steps solved from the state entering the tile.
             const auto update = [&](Map(&maps)[E]) {
-                typename Map::State entering, iterate[E];
-#pragma unroll
-                for (int k = 0; k < S; ++k)
-                    Element::set(entering, k, carry[k]);
-                // One warp knows the state entering its tile before the scan: the cheaper warp scan.
+                typename Map::State iterate[E];
+                // One warp knows the state entering its tile before the scan: the cheaper warp scan (from
+                // the prefixes that evaluate composed, lane 0's from the carry).
                 if constexpr (kWarps == 1) {
-                    scan::warp_scan_from<E>(maps, entering, iterate);
+                    scan::warp_scan_from<E>(maps, iterate);
                 } else {
+                    typename Map::State entering;
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        Element::set(entering, k, carry[k]);
                     scan::block_scan<E, kThreads>(maps, entering, false, scan_storage, buffer, iterate);
                     buffer ^= 1;
                 }
@@ -380,15 +400,16 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                                   __float_as_uint(finite ? residual_max : 0.0f), true);
             }
 
-            // fp32 states of a whole tile leave as each thread's E consecutive values, 16-byte stores from
-            // registers (each writes half of 32-byte sectors whose other half the next one writes: the same
-            // DRAM bytes as a transposition through shared memory, a fifth of its instructions, and faster on
-            // the H100, docs/benchmarks.md); other tiles through this tile's input buffer (read for the last
-            // time), whose next copy follows the __syncwarp at the loop's top. 16-bit states through the
-            // warp's staging.
+            // fp32 states of a whole tile of one warp leave as each thread's E consecutive values, 16-byte
+            // stores from registers (each writes half of 32-byte sectors whose other half the next one
+            // writes: the same DRAM bytes as a transposition through shared memory, a fifth of its
+            // instructions: faster at many sequences on the H100; tiles of many warps, which serve few long
+            // sequences and wait on latency, ran 5% slower with them: docs/benchmarks.md); other tiles
+            // through this tile's input buffer (read for the last time), whose next copy follows the
+            // __syncwarp at the loop's top. 16-bit states through the warp's staging.
             static_assert(S <= G, "a state per gate slot");
             if constexpr (sizeof(T) == 4) {
-                if (tile < whole_tiles && state_packets) {
+                if (kWarps == 1 && tile < whole_tiles && state_packets) {
                     float* into = p.states + row + start;
 #pragma unroll
                     for (int k = 0; k < S; ++k)
