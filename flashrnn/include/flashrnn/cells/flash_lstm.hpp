@@ -100,8 +100,8 @@ struct FlashLstm {
         s_new[h] = g.o * g.tanh_c;
         const T forget_path = (s_prev[c] - g.z) * g.df;
         const T dc_dc = g.f + forget_path * p[c_f];
-        const T input_a_z = p[a_z] - g.f * p[a_z]; // (1 - f) a_z: one FMA
-        const T dc_dh = forget_path * p[a_f] + input_a_z * g.dz;
+        const T input_dz = g.dz - g.f * g.dz; // (1 - f) tanh'(z^): one FMA of two values, not of a_z twice
+        const T dc_dh = forget_path * p[a_f] + input_dz * p[a_z];
         const T output_path = s_new[h] - s_new[h] * g.o; // tanh(c') sigmoid'(o^) = h' (1 - o)
         const T o_dtanh_c = g.o - s_new[h] * g.tanh_c;   // o tanh'(c') = o - o tanh(c')^2
         const T dh_dc_new = output_path * p[c_o] + o_dtanh_c;

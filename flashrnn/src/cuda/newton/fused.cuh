@@ -94,7 +94,8 @@ using FusedMap = std::conditional_t<C::num_states == 1, scan::ScalarAffine, scan
 // Blocks per SM the compiler must fit (registers capped to match). One-warp blocks are latency-bound:
 // more of them on an SM hide it. With 8 fp32 steps per thread the compiler's own choice is 111 registers
 // for FlashGRU and 143 for FlashLSTM. Without a tolerance they are capped at 64 (32 blocks, the most an
-// SM takes; fp32's input staging fits 25) and 96 (21 fit): no spills (ptxas -v), at most 2% more
+// SM takes; the input staging's shared memory fits 29 for fp32, 25 for bf16, whose inputs are widened to
+// fp32) and 96 (21 fit): no spills (ptxas -v), at most 2% more
 // instructions than at the former 80 and 128 (SASS), and 5% faster on the H100 (FlashGRU bf16, FlashLSTM
 // fp32; FlashGRU fp32 is memory-bound: unchanged; docs/benchmarks.md). FlashLSTM at 80 registers (24
 // blocks) spills 52 bytes in its last iteration and ran slower. With a tolerance (more live values;
@@ -125,7 +126,8 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
     extern __shared__ uint4 input_words[]; // kFusedInputBytes<C, T, E, kThreads>
 
     const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
-    const int warp = static_cast<int>(threadIdx.x) / scan::kWarpSize;
+    // A constant 0 in one-warp blocks: a tile's span is then uniform, no per-thread arithmetic.
+    const int warp = kWarps == 1 ? 0 : static_cast<int>(threadIdx.x) / scan::kWarpSize;
     float* staging = staging_storage.warp_words(warp);
     const std::int64_t length = p.rows.length;
     const std::int64_t plane = p.rows.sequences * length;
@@ -139,6 +141,11 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
     };
     int input_buffer = 0; // the buffer of this tile's inputs
     copy_inputs(blockIdx.x, 0, input_buffer);
+    // Whether every row of the inputs and of the states starts at 16 bytes (then so does every tile of
+    // it): a whole tile then moves as 16-byte packets, decided with one test per tile.
+    const std::int64_t whole_tiles = length / kTile;
+    const bool input_packets = Inputs::kPacketsPerLane > 0 && Inputs::packets_aligned(p.inputs, length, 0);
+    const bool state_packets = Inputs::packets_aligned(p.states, length, 0);
 
     for (std::int64_t s = blockIdx.x; s < p.rows.sequences; s += gridDim.x) {
         float params[P], carry[S];
@@ -156,16 +163,25 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
             // while this one is solved, into the other buffer, which every lane has finished reading.
             __syncwarp();
             const std::int64_t next_sequence = tile + 1 < tiles ? s : s + gridDim.x;
-            if (next_sequence < p.rows.sequences)
+            if (tile + 1 < whole_tiles && input_packets) {
+                if constexpr (Inputs::kPacketsPerLane > 0)
+                    inputs.copy_packets(p.inputs + row + (tile + 1) * kTile + warp * scan::kWarpSize * E,
+                                        plane, input_buffer ^ 1);
+            } else if (next_sequence < p.rows.sequences)
                 copy_inputs(next_sequence, tile + 1 < tiles ? tile + 1 : 0, input_buffer ^ 1);
             else
                 __pipeline_commit(); // nothing to copy: an empty fill, so that this tile's is the previous
             Inputs::wait_for_previous_fill();
-            // Each evaluation reads the inputs again from shared memory: no registers held across the scans.
+            // Each evaluation reads the inputs again from shared memory: no registers held across the scans
+            // (16-bit inputs as the fp32 values the guess widened them to).
             const auto read_inputs = [&](float(&x)[G][E]) {
 #pragma unroll
-                for (int g = 0; g < G; ++g)
-                    inputs.read(input_buffer, g, x[g]);
+                for (int g = 0; g < G; ++g) {
+                    if constexpr (Inputs::kWidened)
+                        inputs.read_widened(g, x[g]);
+                    else
+                        inputs.read(input_buffer, g, x[g]);
+                }
             };
             // The state before step e of this thread's chunk, from the iterate h: the thread's own
             // step before, the lane before's last, the warp before's last (shared), or the carry.
@@ -197,7 +213,11 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                 constexpr Activations kGuess =
                     kTolerance ? Activations::exp_reciprocal : Activations::hardware_tanh;
                 float x[G][E];
-                read_inputs(x);
+#pragma unroll
+                for (int g = 0; g < G; ++g) {
+                    inputs.read(input_buffer, g, x[g]);
+                    if constexpr (Inputs::kWidened) inputs.widen(g, x[g]);
+                }
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
                     float xe[G], next[S];
@@ -242,6 +262,7 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
 #pragma unroll
                         for (int j = 0; j < S; ++j)
                             offset[k] = fmaf(-jacobian[k * S + j], previous[j], offset[k]);
+                        if (kWarps == 1 && threadIdx.x == 0 && e == 0) offset[k] = next[k];
                         if (kTolerance && start + e < length) {
                             const float residual = next[k] - h[k][e];
                             residual_max =
@@ -249,19 +270,37 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                             state_max = fmaxf(state_max, fabsf(h[k][e]));
                         }
                     }
-                    maps[e] = Element::map(jacobian, offset);
+                    // One warp: the thread's inclusive prefixes (warp_scan_from), composed here, where the
+                    // step's value and point are at hand (then_about: no offset formed), and the tile's
+                    // first step applied to the entering state (previous is the carry): the constant map
+                    // to its value.
+                    if constexpr (kWarps == 1) {
+                        if (e == 0) {
+                            if (threadIdx.x == 0)
+#pragma unroll
+                                for (int j = 0; j < S * S; ++j)
+                                    jacobian[j] = 0.0f;
+                            maps[0] = Element::map(jacobian, offset);
+                        } else {
+                            maps[e] = Element::then_about(maps[e - 1], jacobian, previous, next);
+                        }
+                    } else {
+                        maps[e] = Element::map(jacobian, offset);
+                    }
                 }
             };
             // The next iterate: the linearised steps solved from the state entering the tile.
             const auto update = [&](Map(&maps)[E]) {
-                typename Map::State entering, iterate[E];
-#pragma unroll
-                for (int k = 0; k < S; ++k)
-                    Element::set(entering, k, carry[k]);
-                // One warp knows the state entering its tile before the scan: the cheaper warp scan.
+                typename Map::State iterate[E];
+                // One warp knows the state entering its tile before the scan: the cheaper warp scan (from
+                // the prefixes that evaluate composed, lane 0's from the carry).
                 if constexpr (kWarps == 1) {
-                    scan::warp_scan_from<E>(maps, entering, iterate);
+                    scan::warp_scan_from<E>(maps, iterate);
                 } else {
+                    typename Map::State entering;
+#pragma unroll
+                    for (int k = 0; k < S; ++k)
+                        Element::set(entering, k, carry[k]);
                     scan::block_scan<E, kThreads>(maps, entering, false, scan_storage, buffer, iterate);
                     buffer ^= 1;
                 }
@@ -361,26 +400,47 @@ __global__ void __launch_bounds__(kThreads, (kFusedMinBlocks<C, kThreads, kToler
                                   __float_as_uint(finite ? residual_max : 0.0f), true);
             }
 
-            // fp32 states leave through this tile's input buffer (read for the last time): 16-byte
-            // accesses; the next tile's copy into it follows the __syncwarp at the loop's top.
+            // fp32 states of a whole tile of one warp leave as each thread's E consecutive values, 16-byte
+            // stores from registers (each writes half of 32-byte sectors whose other half the next one
+            // writes: the same DRAM bytes as a transposition through shared memory, a fifth of its
+            // instructions: faster at many sequences on the H100; tiles of many warps, which serve few long
+            // sequences and wait on latency, ran 5% slower with them: docs/benchmarks.md); other tiles
+            // through this tile's input buffer (read for the last time), whose next copy follows the
+            // __syncwarp at the loop's top. 16-bit states through the warp's staging.
             static_assert(S <= G, "a state per gate slot");
+            if constexpr (sizeof(T) == 4) {
+                if (kWarps == 1 && tile < whole_tiles && state_packets) {
+                    float* into = p.states + row + start;
 #pragma unroll
-            for (int k = 0; k < S; ++k) {
-                if constexpr (sizeof(T) == 4)
-                    inputs.store(input_buffer, k, p.states + k * plane + row,
-                                 tile * kTile + warp * scan::kWarpSize * E, length, h[k]);
-                else
+                    for (int k = 0; k < S; ++k)
+#pragma unroll
+                        for (int j = 0; j < E; j += 4)
+                            *reinterpret_cast<float4*>(into + k * plane + j) =
+                                make_float4(h[k][j], h[k][j + 1], h[k][j + 2], h[k][j + 3]);
+                } else {
+                    inputs.store(input_buffer, p.states + row, plane,
+                                 tile * kTile + warp * scan::kWarpSize * E, length, h);
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < S; ++k)
                     scan::store_chunk<T, E, A>(p.states + k * plane + row, start, length, h[k], staging);
             }
-            if (p.last_state && start <= length - 1 && length - 1 < start + E)
+            // The sequence's last state, in its last tile (tested first: the block's branch, not per thread).
+            if (tile + 1 == tiles) {
+                if (p.last_state && start <= length - 1 && length - 1 < start + E)
 #pragma unroll
-                for (int e = 0; e < E; ++e)
-                    if (start + e == length - 1)
+                    for (int e = 0; e < E; ++e)
+                        if (start + e == length - 1)
 #pragma unroll
-                        for (int k = 0; k < S; ++k)
-                            p.last_state[p.rows.state_at(k, s)] = h[k][e];
-            // The next tile starts from this one's last state (a full tile: the block's last thread).
-            if (tile + 1 < tiles) {
+                            for (int k = 0; k < S; ++k)
+                                p.last_state[p.rows.state_at(k, s)] = h[k][e];
+            } else if constexpr (kWarps == 1) {
+                // The next tile starts from this one's last state (a full tile: the block's last thread).
+#pragma unroll
+                for (int k = 0; k < S; ++k)
+                    carry[k] = __shfl_sync(kFullWarp, h[k][E - 1], scan::kWarpSize - 1);
+            } else {
                 if (threadIdx.x == kThreads - 1)
 #pragma unroll
                     for (int k = 0; k < S; ++k)

@@ -5,8 +5,9 @@
 // the next one's); a buffer holds, per gate, the warp's span of 32 E elements as 32-bit words (two
 // 16-bit elements to a word) in memory order, with 4 words of padding after every 32, so that the
 // lane-strided copies and each thread's chunk, read back as 16-byte loads, are free of bank conflicts
-// (the layout of scan::WarpStaging's packed words). Aligned spans are copied as 16-byte packets, and
-// fp32 states leave through a buffer whose inputs are read: 16-byte shared and global stores.
+// (the layout of scan::WarpStaging's packed words). Aligned spans are copied as 16-byte packets; fp32
+// states of a tile that is not whole, or not aligned, leave through a buffer whose inputs are read;
+// 16-bit inputs are widened to fp32 once per tile (kWidened).
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -22,9 +23,18 @@ template <class T, int E, int G> struct InputStaging {
     static constexpr int kWordsPerChunk = E * static_cast<int>(sizeof(T)) / 4; // a thread's, one gate
     static constexpr int kWordsPerSpan = scan::kWarpSize * kWordsPerChunk;     // a warp's, one gate
     static constexpr int kPaddedWordsPerSpan = kWordsPerSpan + 4 * (kWordsPerSpan / scan::kWarpSize);
-    static constexpr int kBytesPerWarp = 2 * G * kPaddedWordsPerSpan * 4;
+    // 16-bit inputs are read by every evaluation of a tile: its first read (the guess's) writes them back
+    // as fp32 into a region of their own (per gate, the padded layout of an fp32 span), which the others
+    // read instead (no unpacking per evaluation: the kernel is instruction-bound).
+    static constexpr bool kWidened = sizeof(T) < 4;
+    static constexpr int kWideWordsPerSpan = scan::kWarpSize * E;
+    static constexpr int kPaddedWideWordsPerSpan =
+        kWideWordsPerSpan + 4 * (kWideWordsPerSpan / scan::kWarpSize);
+    static constexpr int kBufferWords = 2 * G * kPaddedWordsPerSpan;
+    static constexpr int kBytesPerWarp = (kBufferWords + (kWidened ? G * kPaddedWideWordsPerSpan : 0)) * 4;
 
-    std::uint32_t* words; // this warp's two buffers, [buffer][gate][kPaddedWordsPerSpan]
+    std::uint32_t* words; // this warp's two buffers, [buffer][gate][kPaddedWordsPerSpan], then the widened
+                          // inputs (16-bit), [gate][kPaddedWideWordsPerSpan]
 
     // Word j * 32 + lane of a span (the lane-strided copies) and a thread's chunk's first word.
     static __device__ __forceinline__ int strided(int j, int lane) {
@@ -47,25 +57,50 @@ template <class T, int E, int G> struct InputStaging {
         return words + (buffer * G + gate) * kPaddedWordsPerSpan;
     }
 
+    // Whether the rows rows + g * plane, g < `rows_count`, are all 16-byte aligned at element `span`: one
+    // test for every row (the kernel is instruction-bound; a test per row cost more than the copies).
+    template <class U>
+    static __device__ __forceinline__ bool packets_aligned(const U* rows, std::int64_t plane,
+                                                           std::int64_t span) {
+        return ((reinterpret_cast<std::uintptr_t>(rows + span) |
+                 static_cast<std::uintptr_t>(plane) * sizeof(U)) &
+                15) == 0;
+    }
+
+    // copy_async of a whole span whose rows (gate g's at span + g * plane) start at 16 bytes.
+    __device__ __forceinline__ void copy_packets(const T* span, std::int64_t plane, int buffer) const
+        requires(kPacketsPerLane > 0) {
+        const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
+        const auto* from = reinterpret_cast<const std::uint32_t*>(span) + 4 * lane;
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            std::uint32_t* into = span_of(buffer, g) + packet_start(lane);
+#pragma unroll
+            for (int j = 0; j < kPacketsPerLane; ++j)
+                __pipeline_memcpy_async(into + j * kPacketStride, from + j * 4 * scan::kWarpSize, 16);
+            from += plane * static_cast<std::int64_t>(sizeof(T)) / 4;
+        }
+        __pipeline_commit();
+    }
+
     // Starts copying elements [span, span + 32 E) of every gate's row (gate g's at rows + g * plane)
     // into `buffer`; elements at or past `length` read as zero. The tail span, and 16-bit rows that are
     // not 4-byte aligned, are read synchronously. Every lane of the warp calls it, once per buffer fill.
     __device__ __forceinline__ void copy_async(const T* rows, std::int64_t plane, std::int64_t span,
                                                std::int64_t length, int buffer) const {
         const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
+        const bool whole = span + scan::kWarpSize * E <= length;
+        if constexpr (kPacketsPerLane > 0) {
+            if (whole && packets_aligned(rows, plane, span)) {
+                copy_packets(rows + span, plane, buffer);
+                return;
+            }
+        }
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             const T* row = rows + g * plane;
             std::uint32_t* to = span_of(buffer, g);
-            const bool whole = span + scan::kWarpSize * E <= length;
-            const auto address = reinterpret_cast<std::uintptr_t>(row + span);
-            if (kPacketsPerLane > 0 && whole && (address & 15) == 0) {
-                const auto* from = reinterpret_cast<const std::uint32_t*>(row + span) + 4 * lane;
-                std::uint32_t* into = to + packet_start(lane);
-#pragma unroll
-                for (int j = 0; j < kPacketsPerLane; ++j)
-                    __pipeline_memcpy_async(into + j * kPacketStride, from + j * 4 * scan::kWarpSize, 16);
-            } else if (whole && (address & 3) == 0) {
+            if (whole && (reinterpret_cast<std::uintptr_t>(row + span) & 3) == 0) {
                 const auto* from = reinterpret_cast<const std::uint32_t*>(row + span) + lane;
 #pragma unroll
                 for (int j = 0; j < kWordsPerChunk; ++j)
@@ -96,36 +131,65 @@ template <class T, int E, int G> struct InputStaging {
         __syncwarp();
     }
 
-    // Writes the thread's E fp32 values (memory order) to elements [span, span + 32 E) of `row`, those
-    // before `length`, through slot `slot` (a gate's span) of `buffer`, which every lane has finished
-    // reading: the transposition of scan::store_chunk with 16-byte shared and global accesses. Every
-    // lane of the warp calls it.
-    __device__ __forceinline__ void store(int buffer, int slot, float* row, std::int64_t span,
-                                          std::int64_t length, const float (&values)[E]) const
-        requires(sizeof(T) == 4) {
+    // Writes the thread's E fp32 values of each of N rows (row k at rows + k * plane, memory order) to
+    // elements [span, span + 32 E) of the rows, those before `length`, through slots [0, N) (gates'
+    // spans) of `buffer`, which every lane has finished reading: the transposition of scan::store_chunk
+    // with 16-byte shared and global accesses. Every lane of the warp calls it.
+    template <int N>
+    __device__ __forceinline__ void store(int buffer, float* rows, std::int64_t plane, std::int64_t span,
+                                          std::int64_t length, const float (&values)[N][E]) const
+        requires(sizeof(T) == 4 && N <= G) {
         const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
-        std::uint32_t* words = span_of(buffer, slot);
-        __syncwarp(); // every lane has read the slot's inputs
+        __syncwarp(); // every lane has read the slots' inputs
 #pragma unroll
-        for (int k = 0; k < E; k += 4)
-            *reinterpret_cast<float4*>(words + chunk_start(lane) + k) =
-                make_float4(values[k], values[k + 1], values[k + 2], values[k + 3]);
+        for (int n = 0; n < N; ++n)
+#pragma unroll
+            for (int k = 0; k < E; k += 4)
+                *reinterpret_cast<float4*>(span_of(buffer, n) + chunk_start(lane) + k) =
+                    make_float4(values[n][k], values[n][k + 1], values[n][k + 2], values[n][k + 3]);
         __syncwarp();
-        if (span + scan::kWarpSize * E <= length &&
-            (reinterpret_cast<std::uintptr_t>(row + span) & 15) == 0) {
-            const std::uint32_t* from = words + packet_start(lane);
-            float* into = row + span + 4 * lane;
+        if (span + scan::kWarpSize * E <= length && packets_aligned(rows, plane, span)) {
+            float* into = rows + span + 4 * lane;
 #pragma unroll
-            for (int j = 0; j < kPacketsPerLane; ++j)
-                *reinterpret_cast<float4*>(into + j * 4 * scan::kWarpSize) =
-                    *reinterpret_cast<const float4*>(from + j * kPacketStride);
+            for (int n = 0; n < N; ++n) {
+                const std::uint32_t* from = span_of(buffer, n) + packet_start(lane);
+#pragma unroll
+                for (int j = 0; j < kPacketsPerLane; ++j)
+                    *reinterpret_cast<float4*>(into + j * 4 * scan::kWarpSize) =
+                        *reinterpret_cast<const float4*>(from + j * kPacketStride);
+                into += plane;
+            }
         } else {
 #pragma unroll
-            for (int j = 0; j < E; ++j) {
-                const std::int64_t i = span + j * scan::kWarpSize + lane;
-                if (i < length) row[i] = __uint_as_float(words[strided(j, lane)]);
-            }
+            for (int n = 0; n < N; ++n)
+#pragma unroll
+                for (int j = 0; j < E; ++j) {
+                    const std::int64_t i = span + j * scan::kWarpSize + lane;
+                    if (i < length)
+                        rows[n * plane + i] = __uint_as_float(span_of(buffer, n)[strided(j, lane)]);
+                }
         }
+    }
+
+    // The thread's chunk of gate g (fp32, memory order) into the widened inputs, and back (16-bit inputs).
+    __device__ __forceinline__ float* widened(int g) const {
+        const int lane = static_cast<int>(threadIdx.x) % scan::kWarpSize;
+        return reinterpret_cast<float*>(words + kBufferWords + g * kPaddedWideWordsPerSpan +
+                                        padded(lane * E));
+    }
+    __device__ __forceinline__ void widen(int g, const float (&values)[E]) const requires(kWidened) {
+        float* to = widened(g);
+#pragma unroll
+        for (int k = 0; k < E; k += 4)
+            *reinterpret_cast<float4*>(to + k) =
+                make_float4(values[k], values[k + 1], values[k + 2], values[k + 3]);
+    }
+    __device__ __forceinline__ void read_widened(int g, float (&values)[E]) const requires(kWidened) {
+        std::uint32_t chunk[E];
+        scan::read_shared_words(reinterpret_cast<const std::uint32_t*>(widened(g)), chunk);
+#pragma unroll
+        for (int k = 0; k < E; ++k)
+            values[k] = __uint_as_float(chunk[k]);
     }
 
     // The thread's chunk of gate g from `buffer`, as fp32 values in memory order.

@@ -1,6 +1,6 @@
 // The element types of the scans: affine maps h -> a h + b, composed associatively. The scan core only
-// uses identity(), then(first, second) and apply(h) (and warp_scan_from.cuh constant(value) and
-// image_of_zero()), so a block map is another struct with the same members: ScalarAffine (linrec, the RG-LRU)
+// uses identity(), then(first, second) and apply(h) (and warp_scan_from.cuh image_of_zero()), so a
+// block map is another struct with the same members: ScalarAffine (linrec, the RG-LRU)
 // and Affine2x2 (2x2 matrix, 2-vector: the element of the Newton solvers' linearised LSTM steps; linrec2x2.cu
 // runs it through the same pipe).
 #pragma once
@@ -12,8 +12,6 @@ struct ScalarAffine {
     float a, b;
 
     static __device__ __forceinline__ ScalarAffine identity() { return {1.0f, 0.0f}; }
-    // The map h -> value.
-    static __device__ __forceinline__ ScalarAffine constant(State value) { return {0.0f, value}; }
 
     __device__ __forceinline__ State image_of_zero() const { return b; }
 
@@ -36,10 +34,6 @@ struct Affine2x2 {
     float a00, a01, a10, a11, b0, b1;
 
     static __device__ __forceinline__ Affine2x2 identity() { return {1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f}; }
-    // The map h -> value.
-    static __device__ __forceinline__ Affine2x2 constant(State value) {
-        return {0.0f, 0.0f, 0.0f, 0.0f, value.x, value.y};
-    }
 
     __device__ __forceinline__ State image_of_zero() const { return {b0, b1}; }
 

@@ -46,6 +46,12 @@ template <> struct ReductionElement<ScalarAffine> {
     static __device__ __forceinline__ ScalarAffine map(const float (&j)[K], const float (&r)[N]) {
         return {j[0], r[0]};
     }
+    // "prefix, then h -> j (h - point) + value" (a step linearised about `point`): its offset is not formed.
+    static __device__ __forceinline__ ScalarAffine then_about(const ScalarAffine& prefix, const float (&j)[K],
+                                                              const float (&point)[N],
+                                                              const float (&value)[N]) {
+        return {j[0] * prefix.a, fmaf(j[0], prefix.b - point[0], value[0])};
+    }
     static __device__ __forceinline__ float get(float state, int) { return state; }
     static __device__ __forceinline__ void set(float& state, int, float value) { state = value; }
 };
@@ -55,6 +61,15 @@ template <> struct ReductionElement<Affine2x2> {
     static __device__ __forceinline__ float jacobian_fill(int k) { return k == 0 || k == 3 ? 1.0f : 0.0f; }
     static __device__ __forceinline__ Affine2x2 map(const float (&j)[K], const float (&r)[N]) {
         return {j[0], j[1], j[2], j[3], r[0], r[1]};
+    }
+    // "prefix, then h -> J (h - point) + value" (a step linearised about `point`): J (b - point) + value
+    // takes 2 subtractions and 4 FMAs where the offset value - J point and then J b + offset take 8.
+    static __device__ __forceinline__ Affine2x2 then_about(const Affine2x2& prefix, const float (&j)[K],
+                                                           const float (&point)[N], const float (&value)[N]) {
+        const float d0 = prefix.b0 - point[0], d1 = prefix.b1 - point[1];
+        return {fmaf(j[0], prefix.a00, j[1] * prefix.a10), fmaf(j[0], prefix.a01, j[1] * prefix.a11),
+                fmaf(j[2], prefix.a00, j[3] * prefix.a10), fmaf(j[2], prefix.a01, j[3] * prefix.a11),
+                fmaf(j[0], d0, fmaf(j[1], d1, value[0])),  fmaf(j[2], d0, fmaf(j[3], d1, value[1]))};
     }
     static __device__ __forceinline__ float get(const Vector2& state, int i) {
         return i == 0 ? state.x : state.y;
