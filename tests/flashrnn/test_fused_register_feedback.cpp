@@ -4,6 +4,7 @@
 // configuration compiles without spilling or the model refuses.
 #include "cuda/fused/fused_compiler.hpp"
 #include "flashrnn/core/error.hpp"
+#include "tiling/fused_layout.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "nvrtc_test_support.hpp"
 
@@ -145,6 +147,36 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
         CAPTURE(without.traits.key());
         CHECK_FALSE(without.traits.multicast_gather);
         CHECK(kept.traits.r_registers_per_thread >= without.traits.r_registers_per_thread);
+    }
+}
+
+// The chunks' operand prefetch (a second operand buffer, chunk c + 1's gather during chunk c's
+// product) at (1, 768) on the H100, LSTM bf16: the loop ends in it exactly where its buffer fits
+// beside the rest of the configuration, the forward at B 256 (2 chunks inside each step, 222592
+// bytes); the backward's chunks (B 64 to 256, one buffer 98560 bytes beside 194816 or more) keep one.
+TEST_CASE("fused register feedback: the chunks' operand prefetch at (1, 768) on the H100") {
+    TemporaryFolder folder;
+    CompileOptions options = in_folder(folder.path);
+    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const DeviceLimits limits = preset("h100_sxm");
+    for (const std::pair<FusedPass, int>& request :
+         {std::pair{FusedPass::backward, 64}, std::pair{FusedPass::backward, 256},
+          std::pair{FusedPass::forward, 256}}) {
+        const FusedPass pass = request.first;
+        const int batch = request.second;
+        CAPTURE(batch);
+        CAPTURE(to_string(pass));
+        const LoopResult kept =
+            compile_until_no_spill(limits, request_of(pass, Cell::lstm, DType::bf16, 1, 768, batch), options);
+        CAPTURE(kept.traits.key());
+        CHECK(kept.refusal.empty());
+        CHECK(kept.registers.stack_frame_bytes == 0);
+        REQUIRE(kept.traits.chunks_in_step);
+        FusedKernelTraits doubled = kept.traits;
+        doubled.prefetch_operand = true;
+        const std::int64_t bytes = fused::shared_layout(doubled, pass == FusedPass::forward).total;
+        CHECK(kept.traits.prefetch_operand == (bytes <= limits.shared_memory_per_block_optin));
+        CHECK(kept.traits.prefetch_operand == (pass == FusedPass::forward));
     }
 }
 

@@ -26,11 +26,12 @@ std::int64_t launched_bytes(const FusedKernelTraits& t) {
 
 TEST_CASE("fused shared memory: the model counts the bytes the kernel is launched with, for every "
           "configuration it accepts") {
-    // (heads, head dimension, batch): odd and small ones, whole and partial mma tiles, split heads.
+    // (heads, head dimension, batch): odd and small ones, whole and partial mma tiles, split heads,
+    // chunks inside each step (with the second operand buffer of their prefetch: (1, 768), B 256).
     const std::tuple<int, int, int> sizes[] = {{1, 5, 1},     {3, 24, 3},   {12, 64, 16}, {2, 100, 17},
                                                {5, 36, 9},    {1, 768, 16}, {4, 48, 33},  {6, 128, 7},
-                                               {1, 1536, 64}, {1, 1000, 5}, {2, 256, 40}};
-    int checked = 0, refused = 0;
+                                               {1, 1536, 64}, {1, 1000, 5}, {2, 256, 40}, {1, 768, 256}};
+    int checked = 0, refused = 0, prefetched = 0;
     std::set<std::string> distinct;
     std::string limits_name;
     std::int64_t optin = 0;
@@ -40,6 +41,7 @@ TEST_CASE("fused shared memory: the model counts the bytes the kernel is launche
         CHECK(t.shared_memory_bytes == launched_bytes(t));
         CHECK(launched_bytes(t) <= optin);
         ++checked;
+        prefetched += t.prefetch_operand;
         distinct.insert(t.key());
     };
     for (std::string_view name : preset_names()) {
@@ -76,6 +78,7 @@ TEST_CASE("fused shared memory: the model counts the bytes the kernel is launche
                                 check(choose_fused_tiling(limits, smaller).traits);
                         }
     }
+    CHECK(prefetched > 0);
     MESSAGE(checked << " configurations checked (" << distinct.size() << " distinct), " << refused
                     << " requests without one");
     CHECK(distinct.size() > 1000);

@@ -29,6 +29,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_BATCH_BLOCKS", batch_blocks},
         {"FLASHRNN_FUSED_BATCH_CHUNKS", batch_chunks},
         {"FLASHRNN_FUSED_CHUNKS_IN_STEP", chunks_in_step ? 1 : 0},
+        {"FLASHRNN_FUSED_PREFETCH_OPERAND", prefetch_operand ? 1 : 0},
         {"FLASHRNN_FUSED_ROW_BLOCKS", row_blocks},
         {"FLASHRNN_FUSED_K_BLOCKS", k_blocks},
         {"FLASHRNN_FUSED_COOPERATIVE", cooperative ? 1 : 0},
@@ -116,7 +117,10 @@ std::string describe(const FusedKernelTraits& t) {
                               " k tiles, " + s(t.batch_tiles_per_block) + " batch tiles" +
                               (t.batch_chunks <= 1 ? ""
                                : t.chunks_in_step
-                                   ? " per chunk, " + s(t.batch_chunks) + " chunks in turn inside each step"
+                                   ? " per chunk, " + s(t.batch_chunks) + " chunks in turn inside each step" +
+                                         (t.prefetch_operand ? " (the next chunk's operand gathered during "
+                                                               "this one's product)"
+                                                             : "")
                                    : " per chunk, " + s(t.batch_chunks) +
                                          " chunks one after the other (the sequence per chunk)"));
     text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) +

@@ -37,9 +37,10 @@ template <class Number, class Sizes> FLASHRNN_HOST_DEVICE constexpr Number chunk
 }
 
 // The operand buffers of a block: two with the cluster exchange (the peers write step t + 1's while
-// the block may still read step t's), else one.
+// the block may still read step t's) or with the chunks' prefetch (chunk c + 1's gathered while chunk
+// c's product reads its own; the two never together: the cluster exchange runs one chunk), else one.
 template <class Number, class Sizes> FLASHRNN_HOST_DEVICE constexpr Number operand_buffers(const Sizes& t) {
-    return Number(1) + Number(t.cluster_exchange);
+    return Number(1) + Number(t.cluster_exchange) + Number(t.prefetch_operand);
 }
 
 template <class Number, class Sizes>

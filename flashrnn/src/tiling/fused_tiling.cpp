@@ -161,15 +161,17 @@ struct Variables {
     Var units_per_block, row_tiles_per_block, k_tiles_per_block, batch_tiles_per_block, k_warps;
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread,
         warps_checked_for_registers;
-    Var shared_memory_bytes, items_per_thread, wide_blocks, long_step_on_idle_sms, cluster_exchange;
+    Var shared_memory_bytes, items_per_thread, wide_blocks, long_step_on_idle_sms, cluster_exchange,
+        prefetch_operand;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
 
 // A block's sizes as the shared-memory layout reads them (fused_layout.hpp), as terms of the model.
 struct BlockSizes {
     int mma_m, mma_n, mma_k, element_bytes, num_states, num_gates;
-    Expr batch_chunks, chunks_in_step, cluster_exchange, batch_tiles_per_block, row_warps, k_warps,
-        row_tiles_per_warp, k_tiles_in_shared_memory, k_tiles_per_block, row_tiles_per_block, units_per_block;
+    Expr batch_chunks, chunks_in_step, cluster_exchange, prefetch_operand, batch_tiles_per_block, row_warps,
+        k_warps, row_tiles_per_warp, k_tiles_in_shared_memory, k_tiles_per_block, row_tiles_per_block,
+        units_per_block;
 };
 
 // `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty.
@@ -221,6 +223,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("wide_blocks", 0, 1),
         var("long_step_on_idle_sms", 0, 1),
         var("cluster_exchange", 0, cluster_exchange_possible(limits, r) ? 1 : 0),
+        var("prefetch_operand", 0, 1),
         Expr(0),
         Expr(0),
         Expr(0),
@@ -243,6 +246,10 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // then paid once per step instead of once per chunk and step, for a gather of each chunk's operand
     // through L2 where it would have stayed in the block or come tagged (fused_forward.cuh).
     m.add((v.chunks_in_step == 0) | (v.batch_chunks >= 2), "chunks inside each step: only with chunks");
+    // Their operand prefetch: a second operand buffer (the shared memory below), chunk c + 1's gather
+    // issued before chunk c's product.
+    m.add((v.prefetch_operand == 0) | (v.chunks_in_step == 1),
+          "the next chunk's operand gathered during a chunk's product: only with chunks inside each step");
 
     // Rows: a block computes whole state units (every gate of them forward), unit-major.
     m.add(v.row_blocks * v.units_per_block == Expr(dh),
@@ -333,6 +340,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
                            v.batch_chunks,
                            v.chunks_in_step,
                            v.cluster_exchange,
+                           v.prefetch_operand,
                            v.batch_tiles_per_block,
                            v.row_warps,
                            v.k_warps,
@@ -449,7 +457,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // dimension split over as few blocks as possible, every sequence tile its own block (each batch block
     // exchanges only its own rows: measured 20% faster at (1, 768) than one batch block over twice the row
     // blocks), wide blocks, then the parallel dimension over as many blocks as possible, the cluster
-    // exchange where that split fits one cluster, full blocks, and as much of R in registers as fits.
+    // exchange where that split fits one cluster, full blocks, as much of R in registers as fits, and
+    // last the chunks' operand prefetch where its second buffer fits beside all of that.
     // The cluster exchange (Hopper, forward) only for a split made anyway. Measured
     // on the H100 (LSTM bf16, B = 16, T = 1024, forward, graph replay): (6, 128) over 8 blocks 1.50 ms
     // with the tagged words, 0.89 ms with the cluster; (3, 256) over 16 blocks 1.69 ms, 1.16 ms. A split
@@ -458,7 +467,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // 2.14 ms over 48 blocks and the tagged words (docs/kernels.md).
     m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms, v.cooperative,
               v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks, v.cluster_exchange, v.warps,
-              v.row_warps, v.k_tiles_in_registers});
+              v.row_warps, v.k_tiles_in_registers, v.prefetch_operand});
     m.prefer(v.batch_chunks, constrint::Prefer::Min);
     m.prefer(v.chunks_in_step, constrint::Prefer::Max);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
@@ -472,6 +481,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.prefer(v.warps, constrint::Prefer::Max);
     m.prefer(v.row_warps, constrint::Prefer::Max);
     m.prefer(v.k_tiles_in_registers, constrint::Prefer::Max);
+    m.prefer(v.prefetch_operand, constrint::Prefer::Max);
     return {std::move(m), std::move(v)};
 }
 
@@ -507,6 +517,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.batch_blocks = as_int(s[v.batch_blocks]);
     t.batch_chunks = as_int(s[v.batch_chunks]);
     t.chunks_in_step = s[v.chunks_in_step] == 1;
+    t.prefetch_operand = s[v.prefetch_operand] == 1;
     t.row_blocks = as_int(s[v.row_blocks]);
     t.k_blocks = as_int(s[v.k_blocks]);
     t.cooperative = s[v.cooperative] == 1;

@@ -70,6 +70,9 @@ struct FusedKernelTraits {
     // launch, in turn inside every step against the same R, the states of every chunk on chip and
     // one step exchange per step (true; only with chunks, and with the barrier exchange).
     bool chunks_in_step = false;
+    // Chunks inside each step with a second operand buffer: chunk c + 1's gather is issued before
+    // chunk c's product and lands while it runs (the model's choice where the buffer fits).
+    bool prefetch_operand = false;
     int row_blocks = 0;       // blocks along the rows (the paper's B_G forward, B_S backward)
     int k_blocks = 0;         // blocks along the accumulated dimension (partial sums through memory)
     bool cooperative = false; // a head spans several blocks: they exchange the state each step

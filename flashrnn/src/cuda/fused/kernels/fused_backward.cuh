@@ -43,17 +43,18 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
-    for (int i = threadIdx.x; i < kBatchRows * kOperandStride; i += Traits::threads_per_block)
+    for (int i = threadIdx.x; i < kBatchRows * kOperandStride * operand_buffers<int>(Traits{});
+         i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
     for (int i = threadIdx.x; i < kStepChunks * kChunkStates; i += Traits::threads_per_block)
         all_carry[i] = 0.0f;
     // The barrier's gather shared by a cluster (fused_exchange.cuh): its transaction barrier in static
-    // shared memory, initialised before the cluster's first barrier; the peers copy into this block's
-    // operand only after it.
+    // shared memory (one per operand buffer), initialised before the cluster's first barrier; the
+    // peers copy into this block's operand only after it.
     unsigned long long* gather_barrier = nullptr;
     if constexpr (Traits::multicast_gather) {
-        __shared__ __align__(8) unsigned long long arrived;
-        gather_barrier = &arrived;
+        __shared__ __align__(8) unsigned long long arrived[MulticastGather::kBuffers];
+        gather_barrier = arrived;
     }
     MulticastGather multicast(gather_barrier);
     if constexpr (Traits::multicast_gather)
@@ -96,11 +97,14 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // The operand of the gradient through R into step t: the gate gradients of step t + 1 of the
     // place's chunk, every unit of the head, from d_gates (written by the group's blocks before their
     // barrier).
-    auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
-        const auto source = [&](int n) -> const Element* {
+    auto gate_gradient_rows = [&](long long t, const BlockPlace& place) {
+        return [&, t, place](int n) -> const Element* {
             const int b = place.batch_base + n;
             return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) : nullptr;
         };
+    };
+    auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
+        const auto source = gate_gradient_rows(t, place);
         if (MulticastGather::applies<G_REC * Traits::head_dim>(source(0)))
             multicast.gather<G_REC * Traits::head_dim>(operand, source,
                                                        min(kBatchRows, batch - place.batch_base));
@@ -114,12 +118,16 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                                   !Traits::chunks_in_step && !Traits::multicast_gather;
     const Range range;
     // Chunks inside each step: R^T times the chunk's gate gradients of step t + 1, at its turn.
-    auto chunk_product = [&](long long t, const BlockPlace& place) {
-        if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
-            MulticastGather::wait_for_peers();
-            gather_gate_gradients(t, place);
+    auto chunk_product = [&](long long t, int chunk) {
+        if constexpr (Traits::chunks_in_step) {
+            OperandElement* const rows =
+                multicast.chunk_operand(operand, chunk, [&](int c, OperandElement* into, unsigned buffer) {
+                    const BlockPlace at = block.at_chunk(c);
+                    multicast.issue<G_REC * Traits::head_dim>(into, gate_gradient_rows(t, at),
+                                                              min(kBatchRows, batch - at.batch_base), buffer);
+                });
             __syncthreads();
-            product.run(operand, partials);
+            product.run(rows, partials);
             __syncthreads();
             MulticastGather::done_reading();
         }
@@ -131,7 +139,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             const BlockPlace place = block.at_chunk(chunk);
             float* carry = all_carry + chunk * kChunkStates;
             // The product first: only this chunk's inputs are live across it (as in one chunk).
-            if (through_r_flows && t < T) chunk_product(t, place);
+            if (through_r_flows && t < T) chunk_product(t, chunk);
             const StepInputs in = upcoming;
             if (chunk + 1 < kStepChunks)
                 load_inputs(t, block.at_chunk(chunk + 1), upcoming);
@@ -229,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     for (int chunk = 0; chunk < kStepChunks; ++chunk) {
         const BlockPlace place = block.at_chunk(chunk);
         const float* carry = all_carry + chunk * kChunkStates;
-        if (through_r_flows) chunk_product(0, place);
+        if (through_r_flows) chunk_product(0, chunk);
         for (int i = threadIdx.x; i < kChunkStates; i += Traits::threads_per_block) {
             const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
             const int b = place.batch_base + n, d = place.unit_base + unit;

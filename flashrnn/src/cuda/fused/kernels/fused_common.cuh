@@ -261,7 +261,9 @@ __device__ inline float load_through_l2(const Element* p) {
 // (rounded to tf32 on the way) and unaligned rows through registers, 16 bytes and a few loads per
 // thread at a time. The copy is shared by kThreads threads (the block, or the warps of one k range),
 // `thread` the caller's rank among them; the caller's barrier of them makes it visible to them.
-template <int kLength, int kThreads = Traits::threads_per_block, class Source>
+// kWait false: the cp.async path leaves its copies in flight as one committed group, which the caller
+// waits for with cp.async.wait_group (the other paths have stored their rows on return).
+template <int kLength, int kThreads = Traits::threads_per_block, bool kWait = true, class Source>
 __device__ inline void gather_rows(OperandElement* operand, Source source, int thread = threadIdx.x) {
     constexpr int kVector = 16 / sizeof(Element), kVectorsPerRow = kLength / kVector;
     constexpr int kVectors = kBatchRows * kVectorsPerRow;
@@ -283,7 +285,10 @@ __device__ inline void gather_rows(OperandElement* operand, Source source, int t
                     target[e] = to_operand(load_through_l2(row + k + e));
             }
         }
-        asm volatile("cp.async.wait_all;" ::: "memory");
+        if constexpr (kWait)
+            asm volatile("cp.async.wait_all;" ::: "memory");
+        else
+            asm volatile("cp.async.commit_group;" ::: "memory");
     } else if constexpr (kLength % kVector == 0) {
         constexpr int kInFlight = 4;
         for (int first = thread; first < kVectors; first += kInFlight * kThreads) {

@@ -249,19 +249,34 @@ struct ClusterExchange {
 // next barrier, which every block reaches after its product has read them; with chunks inside each
 // step (no group barrier between chunks) after a split cluster barrier instead: each block arrives
 // once its product has read a chunk's rows (done_reading) and waits for its peers before it copies the
-// next chunk's (wait_for_peers).
+// next chunk's (wait_for_peers). Without clusters (or rows that cannot travel as bulk copies) the
+// same calls gather with gather_rows into this block alone.
+//
+// With a second operand buffer (Traits::prefetch_operand: chunk c's rows in buffer c % 2, a
+// transaction barrier each) chunk_operand issues chunk c + 1's gather at chunk c's turn, before its
+// product, right after its wait_for_peers. That wait pairs with every block's arrival after its
+// product of chunk c - 1, the last reader of buffer (c + 1) % 2 (at c = 0 the arrival after the
+// previous step's last product, the step's earlier ones before it; at step 0 the start's, after the
+// zeroing): no buffer of the cluster is overwritten before all of its readers are done. A block waits
+// for a buffer's phase before that arrival, so no byte of the buffer's next phase comes before it.
+// gather_rows writes this block's own buffer, last read before the block's __syncthreads after the
+// product of chunk c - 1; its cp.async groups are waited for all but the newest.
 struct MulticastGather {
     static constexpr bool kBetweenChunks = Traits::multicast_gather && Traits::chunks_in_step;
-    unsigned long long* arrived; // the transaction barrier, in this block's static shared memory
-    unsigned rank = 0, blocks = 1, phase = 0;
+    static constexpr bool kPrefetch = Traits::chunks_in_step && Traits::prefetch_operand;
+    static constexpr int kBuffers = kPrefetch ? 2 : 1;
+    unsigned long long* arrived; // the transaction barriers [kBuffers], in this block's static shared memory
+    unsigned rank = 0, blocks = 1;
+    unsigned phases = 0; // bit b: the phase of buffer b's barrier
+    unsigned bulk = 0;   // bit b: buffer b's last gather was bulk copies (else gather_rows)
 
-    // Initialises the barrier; the caller's cluster barrier (ClusterExchange::barrier) then makes it
+    // Initialises the barriers; the caller's cluster barrier (ClusterExchange::barrier) then makes them
     // visible to the peers before any of them copies into this block.
-    __device__ explicit MulticastGather(unsigned long long* barrier) : arrived(barrier) {
+    __device__ explicit MulticastGather(unsigned long long* barriers) : arrived(barriers) {
         if constexpr (Traits::multicast_gather) {
             asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
             asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
-            if (threadIdx.x == 0) init_transaction_barriers(arrived, 1);
+            if (threadIdx.x == 0) init_transaction_barriers(arrived, kBuffers);
         }
     }
 
@@ -272,14 +287,20 @@ struct MulticastGather {
                reinterpret_cast<unsigned long long>(first) % 16 == 0;
     }
 
-    // Block-wide: the operand's first `live_rows` batch rows, each of kLength elements from
-    // source(n) (a row every block of the group reads), into every block of the cluster; returns
-    // once this block's rows are all there. The caller's __syncthreads is not needed for them (the
-    // barrier's wait orders them), but the caller keeps its own for what else the block wrote.
+    // Block-wide: starts the copy of the operand's first `live_rows` batch rows, each of kLength
+    // elements from source(n) (a row every block of the group reads), into `operand` (buffer `buffer`)
+    // of every block of the cluster, or into this block's alone with gather_rows. Each call commits
+    // one cp.async group (empty for bulk copies), which `wait` counts on.
     template <int kLength, class Source>
-    __device__ void gather(OperandElement* operand, Source source, int live_rows) {
+    __device__ void issue(OperandElement* operand, Source source, int live_rows, unsigned buffer) {
+        if (!applies<kLength>(source(0))) {
+            bulk &= ~(1u << buffer);
+            gather_rows<kLength, Traits::threads_per_block, false>(operand, source);
+            return;
+        }
+        bulk |= 1u << buffer;
         constexpr unsigned kRowBytes = kLength * sizeof(Element);
-        const unsigned barrier = shared_address(arrived);
+        const unsigned barrier = shared_address(arrived + buffer);
         if (threadIdx.x == 0) expect_transaction_bytes(barrier, static_cast<unsigned>(live_rows) * kRowBytes);
         const unsigned short mask = static_cast<unsigned short>((1u << blocks) - 1);
         for (int n = static_cast<int>(rank) + threadIdx.x * static_cast<int>(blocks); n < live_rows;
@@ -293,8 +314,51 @@ struct MulticastGather {
                 "l"(source(n)), "r"(kRowBytes), "r"(barrier), "h"(mask)
                 : "memory");
         }
-        wait_for_transaction_phase(barrier, phase);
-        phase ^= 1u;
+        if constexpr (kPrefetch) asm volatile("cp.async.commit_group;" ::: "memory");
+    }
+
+    // Block-wide: until buffer `buffer`'s rows of its last issue are here (`newer`: one issue since,
+    // whose group may stay in flight). gather_rows' rows then need the caller's __syncthreads.
+    __device__ void wait(unsigned buffer, bool newer) {
+        if (bulk >> buffer & 1u) {
+            wait_for_transaction_phase(shared_address(arrived + buffer), phases >> buffer & 1u);
+            phases ^= 1u << buffer;
+        } else if (newer) {
+            asm volatile("cp.async.wait_group 1;" ::: "memory");
+        } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+        }
+    }
+
+    // Block-wide: the operand's rows into `operand`; returns once this block's rows are all there.
+    // The caller's __syncthreads is not needed for bulk copies (the barrier's wait orders them), but
+    // the caller keeps its own for gather_rows and for what else the block wrote.
+    template <int kLength, class Source>
+    __device__ void gather(OperandElement* operand, Source source, int live_rows) {
+        issue<kLength>(operand, source, live_rows, 0);
+        wait(0, false);
+    }
+
+    // Block-wide, chunks inside each step, at chunk `chunk`'s turn (the step's chunks in order): waits
+    // for the peers, gathers (issue_chunk(c, operand, buffer) calls issue for chunk c) and returns the
+    // buffer of the chunk's operand once its rows are here; the caller's __syncthreads follows. With
+    // the prefetch chunk 0's gather is issued at its turn and chunk c + 1's at chunk c's.
+    template <class IssueChunk>
+    __device__ OperandElement* chunk_operand(OperandElement* operand, int chunk, IssueChunk issue_chunk) {
+        wait_for_peers();
+        if constexpr (kPrefetch) {
+            constexpr int kOperandElements = kBatchRows * kOperandStride;
+            if (chunk == 0) issue_chunk(0, operand, 0u);
+            const bool next = chunk + 1 < kStepChunks;
+            const unsigned buffer = static_cast<unsigned>(chunk) & 1u;
+            if (next) issue_chunk(chunk + 1, operand + (buffer ^ 1u) * kOperandElements, buffer ^ 1u);
+            wait(buffer, next);
+            return operand + buffer * kOperandElements;
+        } else {
+            issue_chunk(chunk, operand, 0u);
+            wait(0, false);
+            return operand;
+        }
     }
 
     // Chunks inside each step: the split cluster barrier between a chunk's product and the next

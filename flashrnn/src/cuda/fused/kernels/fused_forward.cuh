@@ -22,7 +22,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     const Element* r = static_cast<const Element*>(p.recurrent_weights);
     const Element* bias = static_cast<const Element*>(p.bias);
     Element* states = static_cast<Element*>(p.states);
-    // The operand of step t: one buffer, or two by parity with the cluster exchange.
+    // The operand of step t: one buffer, or two by parity with the cluster exchange (by chunk with
+    // the chunks' prefetch, chosen by MulticastGather::chunk_operand).
     OperandElement* const operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
     constexpr int kOperandElements = kBatchRows * kOperandStride;
     auto operand_of = [&](long long t) {
@@ -47,11 +48,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         cluster_barriers = barriers;
     }
     const ClusterExchange cluster(cluster_barriers);
-    // The barrier's gather shared by a cluster: its transaction barrier, static shared memory too.
+    // The barrier's gather shared by a cluster: its transaction barriers, static shared memory too.
     unsigned long long* gather_barrier = nullptr;
     if constexpr (Traits::multicast_gather) {
-        __shared__ __align__(8) unsigned long long arrived;
-        gather_barrier = &arrived;
+        __shared__ __align__(8) unsigned long long arrived[MulticastGather::kBuffers];
+        gather_barrier = arrived;
     }
     MulticastGather multicast(gather_barrier);
     const int live_rows = min(kBatchRows, batch - block.batch_base);
@@ -84,7 +85,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, block.unit_base + i % kUnits)]);
     // The operand's padding (batch rows past B, k past DH) stays zero; the initial states are
     // copied to states[:, 0] and become the first operand.
-    for (int i = threadIdx.x; i < kOperandElements * (1 + Traits::cluster_exchange);
+    for (int i = threadIdx.x; i < kOperandElements * operand_buffers<int>(Traits{});
          i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
     __syncthreads();
@@ -108,15 +109,18 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     }
     // The operand of step t of the place's chunk, every unit of the head: the initial state as given,
     // then the states tensor (written by the group's blocks before their barrier).
-    auto gather_state = [&](long long t, const BlockPlace& place) {
-        const auto source = [&](int n) -> const Element* {
+    auto state_rows = [&](long long t, const BlockPlace& place) {
+        return [&, t, place](int n) -> const Element* {
             const int b = place.batch_base + n;
             if (b >= batch) return nullptr;
             return t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
                           : states + l.sequence.offset(0, t, b, h, 0);
         };
-        // Shared by the cluster after its start (a split head's step 0 comes before it, chunks' after).
-        if ((t > 0 || Traits::chunks_in_step) && MulticastGather::applies<Traits::head_dim>(source(0)))
+    };
+    auto gather_state = [&](long long t, const BlockPlace& place) {
+        const auto source = state_rows(t, place);
+        // Shared by the cluster after its start (a split head's step 0 comes before it).
+        if (t > 0 && MulticastGather::applies<Traits::head_dim>(source(0)))
             multicast.gather<Traits::head_dim>(operand, source, min(kBatchRows, batch - place.batch_base));
         else
             gather_rows<Traits::head_dim>(operand, source);
@@ -151,12 +155,17 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             else
                 load_inputs(t + 1, block.at_chunk(0), upcoming);
 
-            if constexpr (Traits::chunks_in_step) { // the previous chunk's product has read the operand
-                MulticastGather::wait_for_peers();
-                gather_state(t, place);
+            OperandElement* step_operand = operand_of(t);
+            if constexpr (Traits::chunks_in_step) { // after the cluster's start: shared from step 0 on
+                step_operand = multicast.chunk_operand(
+                    operand, chunk, [&](int c, OperandElement* into, unsigned buffer) {
+                        const BlockPlace at = block.at_chunk(c);
+                        multicast.issue<Traits::head_dim>(into, state_rows(t, at),
+                                                          min(kBatchRows, batch - at.batch_base), buffer);
+                    });
                 __syncthreads();
             }
-            product.run(operand_of(t), partials);
+            product.run(step_operand, partials);
             __syncthreads();
             MulticastGather::done_reading();
 
