@@ -673,8 +673,9 @@ FusedTilingRequest after_register_shortage(FusedTilingRequest request, const Fus
     // and their feedback ends in as many R registers or more (B = 37: 40 with it, 32 without).
     // The driver's per-thread view: the registers it uses plus its local memory (spills) are what
     // it needs; the configuration and those holding as much of R are excluded.
-    return with_feedback(request, {traits, registers + static_cast<int>((local_bytes + 3) / 4),
-                                   std::max<std::int64_t>(local_bytes, 1)});
+    return with_feedback(
+        request, {traits, registers + static_cast<int>((local_bytes + kRegisterBytes - 1) / kRegisterBytes),
+                  std::max<std::int64_t>(local_bytes, 1)});
 }
 
 // The multicast kernels' feedback can exclude what fits without the gather: LSTM bf16's backward at
