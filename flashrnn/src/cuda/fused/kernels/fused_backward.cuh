@@ -104,12 +104,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         };
     };
     auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
-        const auto source = gate_gradient_rows(t, place);
-        if (MulticastGather::applies<G_REC * Traits::head_dim>(source(0)))
-            multicast.gather<G_REC * Traits::head_dim>(operand, source,
-                                                       min(kBatchRows, batch - place.batch_base));
-        else
-            gather_rows<G_REC * Traits::head_dim>(operand, source);
+        // gather_rows where the rows cannot travel as bulk copies (MulticastGather::issue).
+        multicast.gather<G_REC * Traits::head_dim>(operand, gate_gradient_rows(t, place),
+                                                   min(kBatchRows, batch - place.batch_base));
     };
     // The barrier exchange without chunks: each k range's warps gather their columns and multiply
     // (not with the multicast gather, which a cluster shares and which was the faster at (1, 768) B 16).

@@ -119,8 +119,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     };
     auto gather_state = [&](long long t, const BlockPlace& place) {
         const auto source = state_rows(t, place);
-        // Shared by the cluster after its start (a split head's step 0 comes before it).
-        if (t > 0 && MulticastGather::applies<Traits::head_dim>(source(0)))
+        // Shared by the cluster after its start (a split head's step 0 comes before it); the gather
+        // itself falls back to gather_rows where rows cannot travel as bulk copies.
+        if (t > 0)
             multicast.gather<Traits::head_dim>(operand, source, min(kBatchRows, batch - place.batch_base));
         else
             gather_rows<Traits::head_dim>(operand, source);
