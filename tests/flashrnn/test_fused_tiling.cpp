@@ -46,8 +46,20 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // The batch: batch_blocks x batch_chunks parts (chunks run one after the other in a block).
     const std::int64_t batch_parts = std::int64_t(t.batch_blocks) * t.batch_chunks;
     CHECK(t.batch_chunks >= 1);
-    CHECK(batch_parts * t.batch_tiles_per_block * t.mma_n >= r.batch);
-    CHECK((batch_parts - 1) * t.batch_tiles_per_block * t.mma_n < r.batch);
+    const int chunk_rows = t.batch_rows_per_block;
+    if (chunk_rows == t.batch_tiles_per_block * t.mma_n) {
+        CHECK(batch_parts * (t.batch_tiles_per_block - 1) < ceil_div(r.batch, t.mma_n));
+    } else { // narrow blocks: independent blocks of one tile, fewer rows, at most one per SM
+        CHECK(chunk_rows >= 1);
+        CHECK(chunk_rows < t.mma_n);
+        CHECK(t.batch_tiles_per_block == 1);
+        CHECK(t.batch_chunks == 1);
+        CHECK(!t.cooperative);
+        CHECK(std::int64_t(t.heads_per_launch) * t.batch_blocks * t.row_blocks <= limits.sm_count);
+        CHECK(batch_parts * (chunk_rows - 1) < r.batch);
+    }
+    CHECK(batch_parts * chunk_rows >= r.batch);
+    CHECK((batch_parts - 1) * chunk_rows < r.batch);
     CHECK(t.row_blocks * t.units_per_block == r.head_dim);
     const int rows_per_block = t.rows_per_unit * t.units_per_block;
     CHECK(t.row_tiles_per_block == ceil_div(rows_per_block, t.mma_m));
@@ -66,7 +78,7 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // Registers: R's A fragments (4 per tile), 4 per accumulator tile, 2 for a B fragment, overhead.
     // ... and the pointwise items' inputs loaded a step ahead (forward: gate inputs; backward: gates,
     // states before and after, upstream gradients).
-    const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
+    const int block_items = chunk_rows * t.units_per_block;
     const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
     // Forward above B = 32 each item past the first also costs 9 (its indices and addresses); chunks
     // inside each step 32.
@@ -263,6 +275,34 @@ TEST_CASE("fused tiling: every batch from 1 to 1024 at every head size admitted 
     }
 }
 
+TEST_CASE("fused tiling: narrow batch blocks fill the SMs where whole tiles leave them idle") {
+    const DeviceLimits h100 = preset("h100");
+    const auto traits = [&](FusedPass pass, int heads, int head_dim, int batch) {
+        return choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, batch))
+            .traits;
+    };
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+        CAPTURE(pass);
+        // (batch, batch blocks, rows per block) at (12, 64): as many blocks as the 132 SMs take, each
+        // with as few rows as that allows; B = 1 keeps its one whole tile, B = 128 its 16 (192 blocks).
+        const int grid[][3] = {{1, 1, 8},   {4, 4, 1},   {5, 5, 1},   {16, 8, 2},
+                               {32, 11, 3}, {64, 11, 6}, {128, 16, 8}};
+        for (const auto& [batch, blocks, rows] : grid) {
+            CAPTURE(batch);
+            const FusedKernelTraits t = traits(pass, 12, 64, batch);
+            CHECK(t.batch_blocks == blocks);
+            CHECK(t.batch_rows_per_block == rows);
+            CHECK(t.batch_tiles_per_block == 1);
+            const bool named_narrow = describe(t).find("narrow") != std::string::npos;
+            CHECK(named_narrow == (rows < 8));
+        }
+        // A split head keeps whole tiles (its blocks exchange whole tiles each step).
+        const FusedKernelTraits split = traits(pass, 1, 768, 16);
+        CHECK(split.cooperative);
+        CHECK(split.batch_rows_per_block == split.batch_tiles_per_block * split.mma_n);
+    }
+}
+
 TEST_CASE(
     "fused tiling: App. D's preferences (heads in one launch, one block per small head, R in registers)") {
     const DeviceLimits h100 = preset("h100");
@@ -292,19 +332,24 @@ TEST_CASE(
         CHECK(b.traits.k_length == 4 * 768);
     }
     SUBCASE("the paper's head-dimension sweep at hidden 768: a long one-block step on idle SMs is split") {
-        // (NH, DH) -> blocks per head at B = 16 (2 batch blocks each): small heads stay in one block,
-        // (6, 128) (256 mma tiles per one-block step on 12 of 132 SMs) and the heads too large for one
-        // block are split into 16-unit blocks, 96 blocks in all.
-        const std::pair<int, int> split[] = {{48, 1}, {24, 1}, {12, 1}, {6, 8}, {3, 16}, {1, 48}};
+        // (NH, DH) -> blocks per head at B = 16: small heads stay in one block, (6, 128) (256 mma tiles
+        // per one-block step on 12 of 132 SMs) and the heads too large for one block are split into
+        // 16-unit blocks, 96 blocks in all. Batch blocks: 2 of one tile each, or narrow blocks of 4 and 2
+        // rows where the heads in one block leave SMs for them (96 blocks).
+        struct Split {
+            int heads, blocks_per_head, batch_blocks;
+        };
+        const Split split[] = {{48, 1, 2}, {24, 1, 4}, {12, 1, 8}, {6, 8, 2}, {3, 16, 2}, {1, 48, 2}};
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
-            for (auto [heads, blocks_per_head] : split) {
+            for (auto [heads, blocks_per_head, batch_blocks] : split) {
                 const int head_dim = 768 / heads;
                 CAPTURE(head_dim);
                 const auto t =
                     choose_fused_tiling(h100, request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, 16))
                         .traits;
                 CHECK(t.launches == 1);
-                CHECK(t.batch_blocks == 2);
+                CHECK(t.batch_blocks == batch_blocks);
+                CHECK(t.batch_rows_per_block == 16 / batch_blocks);
                 CHECK(t.row_blocks == blocks_per_head);
                 CHECK(t.cooperative == (blocks_per_head > 1));
                 CHECK(t.row_tiles_per_block * t.k_tiles_per_block * t.batch_tiles_per_block <= 192);

@@ -228,6 +228,28 @@ TEST_CASE("fused backend: the head-dimension sweep at hidden 768, (6, 128) split
     }
 }
 
+// Narrow batch blocks (fewer rows than a tile in independent blocks, so that a small batch fills more
+// SMs): (12, 64) at B = 16 in 8 blocks of 2 rows per head, and every cell at odd sizes in blocks of one
+// row; both passes against the reference, the choice checked on this GPU's compiled kernels.
+TEST_CASE("fused backend: narrow batch blocks") {
+    std::uint64_t seed = 3280;
+    const std::pair<Cell, Case> cases[] = {{Cell::lstm, {9, 16, 12, 64}},
+                                           {Cell::gru, {5, 5, 3, 40}},
+                                           {Cell::slstm, {4, 11, 4, 32}},
+                                           {Cell::elman, {3, 3, 2, 24}}};
+    for (const auto& [cell, c] : cases) {
+        for (DType dtype : kDTypes) {
+            CAPTURE(dtype);
+            for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+                const FusedKernelTraits t = fused::traits({cell, dtype, {c.T, c.B, c.NH, c.DH}}, pass);
+                CAPTURE(describe(t));
+                CHECK(t.batch_rows_per_block < t.batch_tiles_per_block * t.mma_n);
+            }
+            check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
+        }
+    }
+}
+
 TEST_CASE("fused backend: a batch of 64") {
     check_cell(fused_backend, Cell::lstm, DType::fp16, {7, 64, 12, 64}, RecurrentGradient::full(), 3300);
 }

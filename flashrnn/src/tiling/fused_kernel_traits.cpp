@@ -40,6 +40,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_ROW_TILES_PER_BLOCK", row_tiles_per_block},
         {"FLASHRNN_FUSED_K_TILES_PER_BLOCK", k_tiles_per_block},
         {"FLASHRNN_FUSED_BATCH_TILES_PER_BLOCK", batch_tiles_per_block},
+        {"FLASHRNN_FUSED_BATCH_ROWS_PER_BLOCK", batch_rows_per_block},
         {"FLASHRNN_FUSED_ROW_WARPS", row_warps},
         {"FLASHRNN_FUSED_K_WARPS", k_warps},
         {"FLASHRNN_FUSED_THREADS_PER_BLOCK", threads_per_block},
@@ -111,18 +112,22 @@ std::string describe(const FusedKernelTraits& t) {
              : t.multicast_gather ? ", cooperative (each step's operand exchanged after a barrier, its "
                                     "gather shared by clusters of row blocks)"
                                   : ", cooperative (each step's operand exchanged after a barrier)"));
-    text += line("block", s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " +
-                              s(t.k_warps) + " k warps; " + s(t.units_per_block) + " units, " +
-                              s(t.row_tiles_per_block) + " row tiles x " + s(t.k_tiles_per_block) +
-                              " k tiles, " + s(t.batch_tiles_per_block) + " batch tiles" +
-                              (t.batch_chunks <= 1 ? ""
-                               : t.chunks_in_step
-                                   ? " per chunk, " + s(t.batch_chunks) + " chunks in turn inside each step" +
-                                         (t.prefetch_operand ? " (the next chunk's operand gathered during "
-                                                               "this one's product)"
-                                                             : "")
-                                   : " per chunk, " + s(t.batch_chunks) +
-                                         " chunks one after the other (the sequence per chunk)"));
+    text += line(
+        "block",
+        s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " + s(t.k_warps) +
+            " k warps; " + s(t.units_per_block) + " units, " + s(t.row_tiles_per_block) + " row tiles x " +
+            s(t.k_tiles_per_block) + " k tiles, " + s(t.batch_tiles_per_block) + " batch tiles" +
+            (t.batch_rows_per_block < t.batch_tiles_per_block * t.mma_n
+                 ? " (narrow: " + s(t.batch_rows_per_block) + " batch rows, the tile's " +
+                       s(t.batch_tiles_per_block * t.mma_n - t.batch_rows_per_block) + " other columns idle)"
+                 : "") +
+            (t.batch_chunks <= 1 ? ""
+             : t.chunks_in_step  ? " per chunk, " + s(t.batch_chunks) + " chunks in turn inside each step" +
+                                      (t.prefetch_operand ? " (the next chunk's operand gathered during "
+                                                            "this one's product)"
+                                                          : "")
+                                : " per chunk, " + s(t.batch_chunks) +
+                                      " chunks one after the other (the sequence per chunk)"));
     text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) +
                              " k tiles of R: " + s(t.k_tiles_in_registers) + " in registers, " +
                              s(t.k_tiles_in_shared_memory) + " in shared memory per row tile");

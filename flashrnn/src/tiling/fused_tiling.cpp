@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "tiling/fused_layout.hpp"
@@ -162,7 +163,7 @@ struct Variables {
     Var row_tiles_per_warp, k_tiles_per_warp, registers_per_thread, allocated_registers_per_thread,
         warps_checked_for_registers;
     Var shared_memory_bytes, items_per_thread, wide_blocks, long_step_on_idle_sms, cluster_exchange,
-        prefetch_operand;
+        prefetch_operand, narrow_batch_blocks, batch_rows_per_block;
     Expr blocks_per_head, grid_blocks, r_registers_per_thread, r_shared_memory_bytes;
 };
 
@@ -174,12 +175,19 @@ struct BlockSizes {
         units_per_block;
 };
 
-// `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty.
+// `count` items in `parts` parts of `per_part` each: per_part = ceil(count / parts), no part empty;
+// with `unless`, only where that condition does not hold.
 void ceil_split(constrint::Model& m, const Expr& count, const Var& parts, const Var& per_part,
-                const std::string& what) {
-    m.add(parts * per_part >= count, what + ": the parts cover every tile");
-    m.add(parts * (per_part - 1) < count, what + ": as few tiles per part as that allows");
-    m.add((parts - 1) * per_part < count, what + ": no part empty");
+                const std::string& what, const std::optional<constrint::Constraint>& unless = std::nullopt) {
+    const auto add = [&](const constrint::Constraint& constraint, const std::string& text) {
+        if (unless)
+            m.add(*unless | constraint, text);
+        else
+            m.add(constraint, text);
+    };
+    add(parts * per_part >= count, what + ": the parts cover every tile");
+    add(parts * (per_part - 1) < count, what + ": as few tiles per part as that allows");
+    add((parts - 1) * per_part < count, what + ": no part empty");
 }
 
 struct BuiltModel {
@@ -201,10 +209,10 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("cooperative", 0, 1),
         var("k_blocks", 1, p.k_tiles),
         var("row_blocks", 1, dh),
-        var("batch_blocks", 1, p.batch_tiles),
+        var("batch_blocks", 1, std::max<std::int64_t>(p.batch_tiles, r.batch)),
         var("batch_chunks", 1, p.batch_tiles),
         var("chunks_in_step", 0, 1),
-        var("batch_parts", 1, p.batch_tiles),
+        var("batch_parts", 1, std::max<std::int64_t>(p.batch_tiles, r.batch)),
         var("warps", 1, p.max_warps),
         var("row_warps", 1, p.max_warps),
         var("k_tiles_in_registers", 0, p.k_tiles),
@@ -224,6 +232,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         var("long_step_on_idle_sms", 0, 1),
         var("cluster_exchange", 0, cluster_exchange_possible(limits, r) ? 1 : 0),
         var("prefetch_operand", 0, 1),
+        var("narrow_batch_blocks", 0, 1),
+        var("batch_rows_per_block", 1, p.batch_tiles * p.mma.n),
         Expr(0),
         Expr(0),
         Expr(0),
@@ -240,7 +250,20 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add(v.batch_parts == v.batch_blocks * v.batch_chunks, "batch parts = batch blocks x chunks per block");
     ceil_split(m, Expr(p.batch_tiles), v.batch_parts, v.batch_tiles_per_block,
                "batch of " + str(r.batch) + " in " + str(p.batch_tiles) + " tiles of " + str(p.mma.n) +
-                   " over chunks of blocks");
+                   " over chunks of blocks",
+               v.narrow_batch_blocks == 1);
+    m.add((v.narrow_batch_blocks == 1) | (v.batch_rows_per_block == p.mma.n * v.batch_tiles_per_block),
+          "a chunk's batch rows are its whole tiles of " + str(p.mma.n));
+    // Narrow blocks: fewer batch rows than a tile, in independent blocks of one tile, the tile's other
+    // columns idle, so that a batch of few tiles still fills the SMs (the grid condition below).
+    // Measured on the H100 (LSTM bf16, (12, 64), T = 1024, fw / fw+bw): a block's step takes longer the
+    // more rows it has (B = 2 in blocks of a tile 0.57 / 1.28 ms, B = 16 in 2 blocks per head of 8 rows
+    // 0.72 / 1.96): its pointwise items are one thread's each, issued by all of the block's warps.
+    m.add((v.narrow_batch_blocks == 0) | ((v.batch_tiles_per_block == 1) & (v.batch_chunks == 1) &
+                                          (v.cooperative == 0) & (v.batch_rows_per_block < p.mma.n)),
+          "narrow blocks: independent blocks of one batch tile, fewer than " + str(p.mma.n) + " batch rows");
+    ceil_split(m, Expr(r.batch), v.batch_blocks, v.batch_rows_per_block,
+               "batch of " + str(r.batch) + " over narrow blocks", v.narrow_batch_blocks == 0);
     // The chunks run in one launch, in turn inside each step, when every chunk's states fit on chip
     // (the shared memory below): a step's latency (the exchange and barrier, the pointwise chain) is
     // then paid once per step instead of once per chunk and step, for a gather of each chunk's operand
@@ -285,7 +308,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add(v.k_tiles_in_registers <= v.k_tiles_per_warp, "R tiles in registers are tiles of the warp");
 
     // The pointwise work: the block's (batch row, unit) items spread over its threads.
-    const Expr block_items = p.mma.n * v.batch_tiles_per_block * v.units_per_block;
+    const Expr block_items = v.batch_rows_per_block * v.units_per_block;
     const Expr block_threads = v.warps * limits.warp_size;
     m.add(v.items_per_thread * block_threads >= block_items, "the threads cover the block's pointwise items");
     m.add((v.items_per_thread - 1) * block_threads < block_items,
@@ -377,6 +400,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         m.add(v.cluster_exchange == 1, "the cluster exchange was asked for (FusedCluster::always)");
     m.add((v.cooperative == 0) | (v.grid_blocks <= limits.sm_count),
           "a cooperative launch has at most one block per SM: " + str(limits.sm_count) + " blocks");
+    m.add((v.narrow_batch_blocks == 0) | (v.grid_blocks <= limits.sm_count),
+          "narrow blocks only while the grid has at most one block per SM: " + str(limits.sm_count) +
+              " blocks");
     // A long step on idle SMs (a preference, ahead of one block per head): blocks whose step is more than
     // kLongStepTiles mma tiles while the launch leaves SMs idle. A head in one block with such a step is
     // split over more blocks where the split's blocks have shorter steps (a split that keeps them as long
@@ -456,7 +482,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // exchange between blocks when a head fits one unless its step is long and SMs are idle, the accumulated
     // dimension split over as few blocks as possible, every sequence tile its own block (each batch block
     // exchanges only its own rows: measured 20% faster at (1, 768) than one batch block over twice the row
-    // blocks), wide blocks, then the parallel dimension over as many blocks as possible, the cluster
+    // blocks; narrow blocks (fewer rows than a tile) only for more blocks than whole tiles give),
+    // wide blocks, then the parallel dimension over as many blocks as possible, the cluster
     // exchange where that split fits one cluster, full blocks, as much of R in registers as fits, and
     // last the chunks' operand prefetch where its second buffer fits beside all of that.
     // The cluster exchange (Hopper, forward) only for a split made anyway. Measured
@@ -466,8 +493,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // 0.71 ms, of 2 0.76 ms; (1, 768) over a cluster of 16 (48 units per block) 3.31 ms against
     // 2.14 ms over 48 blocks and the tagged words (docs/kernels.md).
     m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms, v.cooperative,
-              v.k_blocks, v.batch_blocks, v.wide_blocks, v.row_blocks, v.cluster_exchange, v.warps,
-              v.row_warps, v.k_tiles_in_registers, v.prefetch_operand});
+              v.k_blocks, v.batch_blocks, v.narrow_batch_blocks, v.wide_blocks, v.row_blocks,
+              v.cluster_exchange, v.warps, v.row_warps, v.k_tiles_in_registers, v.prefetch_operand});
     m.prefer(v.batch_chunks, constrint::Prefer::Min);
     m.prefer(v.chunks_in_step, constrint::Prefer::Max);
     m.prefer(v.heads_per_launch, constrint::Prefer::Max);
@@ -475,6 +502,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.prefer(v.cooperative, constrint::Prefer::Min);
     m.prefer(v.k_blocks, constrint::Prefer::Min);
     m.prefer(v.batch_blocks, constrint::Prefer::Max);
+    m.prefer(v.narrow_batch_blocks, constrint::Prefer::Min);
     m.prefer(v.wide_blocks, constrint::Prefer::Max);
     m.prefer(v.row_blocks, constrint::Prefer::Max);
     m.prefer(v.cluster_exchange, constrint::Prefer::Max);
@@ -525,6 +553,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.row_tiles_per_block = as_int(s[v.row_tiles_per_block]);
     t.k_tiles_per_block = as_int(s[v.k_tiles_per_block]);
     t.batch_tiles_per_block = as_int(s[v.batch_tiles_per_block]);
+    t.batch_rows_per_block = as_int(s[v.batch_rows_per_block]);
     // The tagged exchange's bytes read by a block per step: 8 per word (fused_layout.hpp).
     // Chunks inside each step exchange through the barrier: one per step for all of them.
     t.cluster_exchange = s[v.cluster_exchange] == 1;
@@ -643,7 +672,7 @@ FusedTilingRequest with_feedback(FusedTilingRequest request, const KernelFeedbac
                                         str(t.warp_size) + "; traits come from choose_fused_tiling)");
         const RegisterCosts costs = register_costs_of(t.mma_m, t.mma_n, t.mma_k, t.element_bytes, t.warp_size,
                                                       cell_info(t.cell), t.pass, t.batch);
-        const int block_items = t.mma_n * t.batch_tiles_per_block * t.units_per_block;
+        const int block_items = t.batch_rows_per_block * t.units_per_block;
         const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
         const int modelled = registers_of(costs, t.r_registers_per_thread, t.batch_tiles_per_block, items,
                                           t.chunks_in_step ? 1 : 0, 0);

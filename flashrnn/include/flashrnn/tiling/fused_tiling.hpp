@@ -96,8 +96,12 @@ struct FusedKernelTraits {
     int row_tiles_per_block = 0;   // mma_m-row tiles of the block (its rows rounded up to tiles)
     int k_tiles_per_block = 0;     // mma_k-column tiles of the block's accumulated slice
     int batch_tiles_per_block = 0; // mma_n-wide batch tiles a block holds at once (one chunk)
-    int row_warps = 0;             // warps along the rows
-    int k_warps = 0;               // warps along the accumulated dimension (summed in shared memory)
+    // The batch rows of one chunk: batch_tiles_per_block x mma_n, or fewer in a narrow block (one
+    // batch tile of which only the first 1 to mma_n - 1 columns are its rows, the others idle): the
+    // model's choice where the batch has fewer tiles than free SMs for independent blocks.
+    int batch_rows_per_block = 0;
+    int row_warps = 0; // warps along the rows
+    int k_warps = 0;   // warps along the accumulated dimension (summed in shared memory)
     int threads_per_block = 0;
 
     // One warp: a row_tiles_per_warp x k_tiles_per_warp patch of R tiles, looped over; of each row

@@ -43,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
         },
         reinterpret_cast<uint4*>(shared + kShared.r_tiles));
-    for (int i = threadIdx.x; i < kBatchRows * kOperandStride * operand_buffers<int>(Traits{});
+    for (int i = threadIdx.x; i < kOperandRows * kOperandStride * operand_buffers<int>(Traits{});
          i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);
     for (int i = threadIdx.x; i < kStepChunks * kChunkStates; i += Traits::threads_per_block)

@@ -51,7 +51,12 @@ __device__ inline Element from_float(float x) {
 
 constexpr int kWarp = 32;
 constexpr bool kTf32 = Traits::dtype == 0;
-constexpr int kBatchRows = Traits::batch_tiles_per_block * Traits::mma_n;
+// The operand's rows (the mma's batch columns of the block's tiles), and the batch rows of one chunk:
+// as many, or fewer in a narrow block (the tile's other columns multiply the zero rows, unread).
+constexpr int kOperandRows = Traits::batch_tiles_per_block * Traits::mma_n;
+constexpr int kBatchRows = Traits::batch_rows_per_block;
+static_assert(kBatchRows == kOperandRows || (kBatchRows < kOperandRows && !Traits::cooperative),
+              "narrow blocks are independent (the step exchange moves whole tiles)");
 constexpr int kOperandColumns = Traits::k_tiles_per_block * Traits::mma_k;
 constexpr int kOperandStride = kOperandColumns + operand_padding(Traits{}); // elements per batch row
 constexpr int kBlockRows = Traits::row_tiles_per_block * Traits::mma_m;
@@ -219,7 +224,7 @@ struct Product {
                 // spills R's registers for them; a few tiles ahead hide shared memory's latency.
                 if (j % kOperandLookahead == kOperandLookahead - 1) asm volatile("" ::: "memory");
             }
-            float* out = partials + k_warp * kBatchRows * kBlockRows;
+            float* out = partials + k_warp * kOperandRows * kBlockRows;
             const int row = row_tile * Traits::mma_m + group;
 #pragma unroll
             for (int n = 0; n < Traits::batch_tiles_per_block; ++n) {
@@ -238,7 +243,7 @@ __device__ inline float product_at(const float* partials, int batch_row, int row
     float sum = 0.0f;
 #pragma unroll
     for (int w = 0; w < Traits::k_warps; ++w)
-        sum += partials[(w * kBatchRows + batch_row) * kBlockRows + row];
+        sum += partials[(w * kOperandRows + batch_row) * kBlockRows + row];
     return sum;
 }
 

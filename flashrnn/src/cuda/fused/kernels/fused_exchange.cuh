@@ -73,7 +73,7 @@ template <int kLength> struct StepExchange {
         if (!bits_to_send(value, column, live, bits)) return;
         const unsigned long long word = (unsigned long long)number << 32 | bits;
         unsigned long long* at =
-            words + ((number & 1) * kBatchRows + n) * kRowWords + column / kValuesPerWord;
+            words + ((number & 1) * kOperandRows + n) * kRowWords + column / kValuesPerWord;
         asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(at), "l"(word) : "memory");
     }
 
@@ -85,7 +85,7 @@ template <int kLength> struct StepExchange {
         constexpr int kPerThread = (kVectors + Traits::threads_per_block - 1) / Traits::threads_per_block;
         constexpr int kInFlight = kPerThread < 8 ? kPerThread : 8;
         const ulonglong2* slot =
-            reinterpret_cast<const ulonglong2*>(words + (number & 1) * kBatchRows * kRowWords);
+            reinterpret_cast<const ulonglong2*>(words + (number & 1) * kOperandRows * kRowWords);
         for (int first = threadIdx.x; first < kVectors; first += kInFlight * Traits::threads_per_block) {
             ulonglong2 v[kInFlight];
             bool wanted[kInFlight];
@@ -347,7 +347,7 @@ struct MulticastGather {
     __device__ OperandElement* chunk_operand(OperandElement* operand, int chunk, IssueChunk issue_chunk) {
         wait_for_peers();
         if constexpr (kPrefetch) {
-            constexpr int kOperandElements = kBatchRows * kOperandStride;
+            constexpr int kOperandElements = kOperandRows * kOperandStride;
             if (chunk == 0) issue_chunk(0, operand, 0u);
             const bool next = chunk + 1 < kStepChunks;
             const unsigned buffer = static_cast<unsigned>(chunk) & 1u;

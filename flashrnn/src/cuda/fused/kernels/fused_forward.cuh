@@ -25,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // The operand of step t: one buffer, or two by parity with the cluster exchange (by chunk with
     // the chunks' prefetch, chosen by MulticastGather::chunk_operand).
     OperandElement* const operand = reinterpret_cast<OperandElement*>(shared + kShared.operand);
-    constexpr int kOperandElements = kBatchRows * kOperandStride;
+    constexpr int kOperandElements = kOperandRows * kOperandStride;
     auto operand_of = [&](long long t) {
         return Traits::cluster_exchange ? operand + (t & 1) * kOperandElements : operand;
     };
