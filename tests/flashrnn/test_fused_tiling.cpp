@@ -533,6 +533,46 @@ TEST_CASE(
             last = t;
         }
     }
+    SUBCASE("a spill excludes only blocks whose threads may have as few registers") {
+        // ptxas spills when a thread needs more than its block lets it have (128 registers at 512
+        // threads, 168 at 384, 255 at 256): blocks of fewer threads are left to the raised estimate.
+        // The LSTM bf16 backward at DH 1536, B 3 on the H100 spilled at 512 threads (72 bytes at 128
+        // registers, ptxas for sm_90); every R of as many registers was refused at every block size
+        // until this, and the request with it after 15 compiles.
+        const FusedTilingRequest backward =
+            request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1536, 3);
+        const FusedKernelTraits spilled = choose_fused_tiling(h100, backward).traits;
+        REQUIRE(spilled.threads_per_block == 512);
+        FusedTilingRequest fed = with_feedback(backward, {spilled, 128 + 72 / 4, 72});
+        fed.spills_exclude_every_block_size = false; // as after_refusal asks
+        const FusedKernelTraits same_size = choose_fused_tiling(h100, fed).traits;
+        CHECK(same_size.threads_per_block == 512);
+        CHECK(same_size.r_registers_per_thread < spilled.r_registers_per_thread);
+        FusedTilingRequest fewer_threads = fed;
+        fewer_threads.max_threads_per_block = 384;
+        const FusedKernelTraits larger_cap = choose_fused_tiling(h100, fewer_threads).traits;
+        CHECK(larger_cap.threads_per_block == 384);
+        CHECK(larger_cap.r_registers_per_thread >= spilled.r_registers_per_thread);
+        check_fits(h100, fewer_threads, larger_cap);
+        // The estimate carries the spill: the 384-thread block's threads are estimated at what the
+        // spilled one needed (128 used + 18 spilled) with its R and more.
+        CHECK(larger_cap.registers_per_thread >= 128 + 72 / 4);
+        // The default (the compile loop's first rule) excludes as much of R at every block size.
+        FusedTilingRequest strict = fewer_threads;
+        strict.spills_exclude_every_block_size = true;
+        const FusedKernelTraits strict_384 = choose_fused_tiling(h100, strict).traits;
+        CHECK(strict_384.r_registers_per_thread < spilled.r_registers_per_thread);
+        // A spill at 256 threads (255 registers, the most a thread has) excludes as much of R at every
+        // block size: 128 threads too, whose threads have the same 255.
+        FusedTilingRequest at_128 = request;
+        at_128.max_threads_per_block = 128;
+        FusedTilingRequest fed_128 = with_feedback(at_128, {first, 255, 96});
+        fed_128.spills_exclude_every_block_size = false;
+        REQUIRE(fused_tiling_exists(h100, fed_128));
+        const FusedKernelTraits small_block = choose_fused_tiling(h100, fed_128).traits;
+        CHECK(small_block.threads_per_block == 128);
+        CHECK(small_block.r_registers_per_thread < first.r_registers_per_thread);
+    }
     SUBCASE("no spill, more registers than estimated: the overhead is recalibrated") {
         const FusedTilingRequest calibrated =
             with_feedback(request, {first, first.registers_per_thread + 10, 0});

@@ -97,6 +97,24 @@ Number registers_of(const RegisterCosts& c, const Number& r_registers, const Num
            c.further_item * (items_per_thread - 1) + c.chunks_in_step * chunks_in_step + (c.operand + rest);
 }
 
+// A block's warps as the register check counts them: rounded up to a multiple of the SM's
+// sub-partitions (the model's warps_checked_for_registers).
+int warps_checked_of(const DeviceLimits& limits, int threads_per_block) {
+    const int warps = (threads_per_block + limits.warp_size - 1) / limits.warp_size;
+    const int sub_partitions = std::max(1, limits.register_sub_partitions);
+    return (warps + sub_partitions - 1) / sub_partitions * sub_partitions;
+}
+
+// The registers per thread ptxas may use in a block of `warps_checked` warps (__launch_bounds__(threads,
+// 1)): the block's share of the register file in whole allocation units, at most the per-thread limit
+// (ptxas for sm_90: 128 at 512 threads, 168 at 384, 255 at 256).
+int register_cap_of(const DeviceLimits& limits, int warps_checked) {
+    const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
+    const int block = std::min(limits.max_registers_per_block, limits.registers_per_sm);
+    const int share = block / (warps_checked * limits.warp_size) / granule * granule;
+    return std::min(limits.max_registers_per_thread, share);
+}
+
 // The constants of one request: the problem, the pass's roles of rows and k, the mma shape.
 struct Problem {
     FusedTilingRequest request;
@@ -422,6 +440,34 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
 
     // Feedback from the compiler and the driver: fewer R registers than any configuration that spilled,
     // less shared memory than any block the driver could not give its shared memory.
+    // A spill is ptxas running out of the registers its block lets a thread have (register_cap_of).
+    // Unless the request asks it to exclude every block size (the default, see
+    // FusedTilingRequest::spills_exclude_every_block_size), it excludes only configurations whose
+    // threads may have as few registers or fewer; a block of fewer threads, whose threads may have
+    // more, is left to the register estimate (raised by the same report, with_feedback). With every
+    // block size excluded, a spill at 512 threads (128 registers) excluded the 384- and 256-thread
+    // blocks holding as much of R: ptxas for sm_90, the LSTM bf16 backward at DH 1536, B 3 on the H100
+    // was refused after its 512- and 384-thread configurations spilled.
+    const int block_registers = std::min(limits.max_registers_per_block, limits.registers_per_sm);
+    // `excluded` unless the configuration's threads may have more registers than the spilled one's
+    // (and the explanation's words for that).
+    const auto larger_cap_of = [&](const FusedKernelTraits& spilled) -> std::optional<int> {
+        const int cap = register_cap_of(limits, warps_checked_of(limits, spilled.threads_per_block));
+        if (r.spills_exclude_every_block_size || cap >= limits.max_registers_per_thread) return std::nullopt;
+        return (cap / granule + 1) * granule;
+    };
+    const auto or_more_registers_than = [&](const constrint::Constraint& excluded,
+                                            const FusedKernelTraits& spilled) {
+        const std::optional<int> larger = larger_cap_of(spilled);
+        if (!larger) return excluded;
+        return excluded | (v.warps_checked_for_registers * (limits.warp_size * *larger) <= block_registers);
+    };
+    const auto or_more_registers_text = [&](const FusedKernelTraits& spilled) {
+        const std::optional<int> larger = larger_cap_of(spilled);
+        return larger ? " or blocks whose threads may have " + str(*larger) + " registers (" +
+                            str(spilled.threads_per_block) + " threads spilled)"
+                      : std::string();
+    };
     for (const KernelFeedback& f : r.feedback) {
         if (f.resource == FusedResource::shared_memory) {
             m.add(v.shared_memory_bytes < f.shared_memory_bytes,
@@ -434,23 +480,28 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
             // Chunks inside each step (their spills recalibrate no overhead, see with_feedback): as many
             // fewer R registers as were spilled, or fewer batch tiles, or the chunks in launches.
             const std::int64_t spilled = (f.spill_bytes + kRegisterBytes - 1) / kRegisterBytes;
-            m.add((v.chunks_in_step == 0) | (v.batch_tiles_per_block < f.traits.batch_tiles_per_block) |
-                      (v.r_registers_per_thread + spilled <= f.traits.r_registers_per_thread),
+            m.add(or_more_registers_than(
+                      (v.chunks_in_step == 0) | (v.batch_tiles_per_block < f.traits.batch_tiles_per_block) |
+                          (v.r_registers_per_thread + spilled <= f.traits.r_registers_per_thread),
+                      f.traits),
                   "the compiler spilled " + str(f.spill_bytes) + " bytes with chunks inside each step, " +
                       str(f.traits.r_registers_per_thread) + " registers of R per thread and " +
                       str(f.traits.batch_tiles_per_block) + " batch tiles per chunk: " + str(spilled) +
-                      " fewer R registers, fewer batch tiles or the chunks in launches");
+                      " fewer R registers, fewer batch tiles or the chunks in launches" +
+                      or_more_registers_text(f.traits));
             continue;
         }
         // A spill excludes every configuration that holds as much of R and as many batch tiles at once
         // (a smaller chunk needs fewer accumulators and pointwise items: measured on the H100, GRU fp16
         // backward at (1, 768), B = 256, spilled 8 bytes with 2 tiles per chunk and no R in registers).
-        m.add((v.r_registers_per_thread < f.traits.r_registers_per_thread) |
-                  (v.batch_tiles_per_block < f.traits.batch_tiles_per_block),
+        m.add(or_more_registers_than((v.r_registers_per_thread < f.traits.r_registers_per_thread) |
+                                         (v.batch_tiles_per_block < f.traits.batch_tiles_per_block),
+                                     f.traits),
               "the compiler spilled " + str(f.spill_bytes) + " bytes with " +
                   str(f.traits.r_registers_per_thread) + " registers of R per thread (" +
                   str(f.registers_per_thread) + " used) and " + str(f.traits.batch_tiles_per_block) +
-                  " batch tiles per chunk: fewer R registers per thread or fewer batch tiles per chunk");
+                  " batch tiles per chunk: fewer R registers per thread or fewer batch tiles per chunk" +
+                  or_more_registers_text(f.traits));
     }
 
     // Redundant summaries, last so that an explanation keeps them: what R needs against what the
@@ -715,8 +766,15 @@ std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
     const bool multicast_fed_back =
         std::any_of(request.feedback.begin(), request.feedback.end(),
                     [](const KernelFeedback& f) { return f.traits.multicast_gather; });
-    if (!multicast_fed_back || request.cluster == FusedCluster::never) return std::nullopt;
-    return without_cluster(first);
+    if (multicast_fed_back && request.cluster != FusedCluster::never) return without_cluster(first);
+    const bool spilled =
+        std::any_of(request.feedback.begin(), request.feedback.end(), [](const KernelFeedback& f) {
+            return f.resource == FusedResource::registers && f.spill_bytes > 0;
+        });
+    if (!spilled || !request.spills_exclude_every_block_size) return std::nullopt;
+    FusedTilingRequest relaxed = request;
+    relaxed.spills_exclude_every_block_size = false;
+    return relaxed;
 }
 
 KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes) {

@@ -176,6 +176,12 @@ struct FusedTilingRequest {
     // Reports of earlier compilations and loads (use with_feedback): a spilling configuration is
     // excluded together with every configuration holding as many registers of R per thread or more;
     // a shared-memory report excludes every configuration with as much shared memory per block.
+    // With spills_exclude_every_block_size false, a spill excludes those only in blocks whose threads
+    // may have as few registers (ptxas's cap: 128 at 512 threads, 168 at 384, 255 at 256): blocks of
+    // fewer threads are left to the raised register estimate. The compile loop asks for that only
+    // after a refusal (after_refusal): where the strict rule leaves a configuration, the loop ends
+    // where it ended when the backends' speeds were measured.
+    bool spills_exclude_every_block_size = true;
     std::vector<KernelFeedback> feedback;
 };
 
@@ -213,9 +219,16 @@ FusedTilingRequest after_register_shortage(FusedTilingRequest request, const Fus
 
 // The compile loop's answer to the model's refusal of `request`: where multicast kernels' reports
 // are among its feedback, `first` (the loop's first request) without clusters, the kernels without
-// the gather starting over from there; otherwise nothing (the refusal stands).
+// the gather starting over from there; else, where its spills excluded every block size, `request`
+// with them excluding only blocks whose threads may have as few registers
+// (spills_exclude_every_block_size false), its feedback kept; otherwise nothing (the refusal stands).
 std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
                                                 const FusedTilingRequest& request);
+
+// The most compilations the loop of load_kernel (and its CPU counterpart in the tests) makes for one
+// request before it gives up: each one excludes what failed, so the loop ends on its own; this bounds
+// the time of a first call. LSTM bf16's backward at DH 1536, B 3 on the H100 compiles at its 20th.
+constexpr int kMaxFusedCompileAttempts = 32;
 
 // The request tightened by one report: appended to feedback; a register report without spills also
 // raises overhead_registers_per_thread to what the compiler used beyond the modelled registers (a

@@ -257,15 +257,19 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback
     // moves R out of registers a little at a time: large heads (GRU fp16 at 1872 on the H100)
     // found a configuration on the 11th attempt. Every attempt is cached on disk.
-    constexpr int kAttempts = 16;
+    constexpr int kAttempts = kMaxFusedCompileAttempts;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         LoadedKernel k;
         try {
             k.traits = choose_fused_tiling(limits, request).traits;
-        } catch (const TilingError&) { // the multicast gather's feedback may have left none
+        } catch (const TilingError&) { // the feedback may have left none (after_refusal)
             const std::optional<FusedTilingRequest> next = after_refusal(first, request);
             if (!next) throw;
-            history += "\n  - no configuration left with the multicast gather: without clusters";
+            history +=
+                next->spills_exclude_every_block_size
+                    ? "\n  - no configuration left with the multicast gather: without clusters"
+                    : "\n  - no configuration left: spills exclude only blocks whose threads may have as "
+                      "few registers";
             request = *next;
             continue;
         }
