@@ -287,7 +287,9 @@ TEST_CASE("fused tiling: narrow batch blocks fill the SMs where whole tiles leav
         // with as few rows as that allows; B = 1 keeps its one whole tile, B = 128 its 16 (192 blocks).
         const int grid[][3] = {{1, 1, 8},   {4, 4, 1},   {5, 5, 1},   {16, 8, 2},
                                {32, 11, 3}, {64, 11, 6}, {128, 16, 8}};
-        for (const auto& [batch, blocks, rows] : grid) {
+        for (const auto& row : grid) {
+            // Named copies: clang 14 cannot capture a structured binding (in CAPTURE's lambda).
+            const int batch = row[0], blocks = row[1], rows = row[2];
             CAPTURE(batch);
             const FusedKernelTraits t = traits(pass, 12, 64, batch);
             CHECK(t.batch_blocks == blocks);
