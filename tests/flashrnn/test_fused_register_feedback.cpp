@@ -32,6 +32,13 @@ struct LoopResult {
     bool spills_relaxed = false;
 };
 
+// The compiler's options as the backend gives them, the kernels cached in `folder`.
+CompileOptions as_the_backend(const TemporaryFolder& folder) {
+    CompileOptions options = in_folder(folder.path);
+    options.extra_options = {"--use_fast_math"};
+    return options;
+}
+
 // load_kernel's loop for the registers (fused_backend.cpp): after a spill the request that
 // after_register_shortage names (the cluster exchange dropped, then the compile-time sizes, then the
 // registers ptxas used plus the spilled ones as feedback), after a refusal the one after_refusal names.
@@ -67,8 +74,7 @@ LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest
 // Each request's loop ends in a configuration that compiles without spilling, or in the model's refusal.
 void check_every(const std::vector<FusedTilingRequest>& requests) {
     TemporaryFolder folder;
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     const auto start = std::chrono::steady_clock::now();
     int compiles = 0, refused = 0;
@@ -123,8 +129,7 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
 // H100, 11.73 against 15.67 ms (docs/benchmarks.md, "Large batches").
 TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100 keeps its clusters") {
     TemporaryFolder folder;
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     struct MulticastCase {
         FusedPass pass;
@@ -160,8 +165,7 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
 // bytes); the backward's chunks (B 64 to 256, one buffer 98560 bytes beside 194816 or more) keep one.
 TEST_CASE("fused register feedback: the chunks' operand prefetch at (1, 768) on the H100") {
     TemporaryFolder folder;
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     for (const std::pair<FusedPass, int>& request :
          {std::pair{FusedPass::backward, 64}, std::pair{FusedPass::backward, 256},
@@ -225,8 +229,7 @@ TEST_CASE(
 // the head size.
 TEST_CASE("fused register feedback: LSTM bf16 on the H100, the model's largest head spills, 1616 compiles") {
     TemporaryFolder folder;
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     auto loop = [&](FusedPass pass, int head_dim) {
         const LoopResult result = compile_until_no_spill(
@@ -257,8 +260,7 @@ TEST_CASE("fused register feedback: LSTM bf16 on the H100, the model's largest h
 // ends without a refusal ends as before (the strict rule first): DH 1408 at 512 threads.
 TEST_CASE("fused register feedback: after a refusal, a spill excludes only blocks of as few registers") {
     TemporaryFolder folder;
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"}; // as the backend compiles
+    const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     const LoopResult relaxed = compile_until_no_spill(
         limits, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1536, 3), options);
@@ -278,6 +280,55 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     CHECK_FALSE(strict.spills_relaxed);
     CHECK(strict.registers.stack_frame_bytes == 0);
     CHECK(strict.traits.threads_per_block == 512);
+}
+
+// R loaded directly (FusedKernelTraits::direct_r_load, FLASHRNN_FUSED_DIRECT_R_LOAD=1): the load
+// element by element held more registers than the steps (nvdisasm's liveness, LSTM bf16 backward at
+// DH 1600, B 3, 256 threads: 252 live in the load, 145 in the step loop), so ptxas spilled where the
+// steps fit. Loaded by words (forward) and 16-byte pieces through ldmatrix (backward), the model's
+// first choice compiles without spilling at the model's largest heads of docs/kernels.md on the H100
+// (LSTM bf16 2112, refused after the feedback without it: the test above; Elman bf16 4224) and at
+// (1, 768) B 256, whose backward the loop without it ends in 384 threads with 20 registers of R.
+TEST_CASE("fused register feedback: with R loaded directly the model's first choice compiles") {
+    TemporaryFolder folder;
+    const CompileOptions options = as_the_backend(folder);
+    const DeviceLimits limits = preset("h100_sxm");
+    struct DirectCase {
+        FusedPass pass;
+        Cell cell;
+        DType dtype;
+        int head_dim, batch;
+    };
+    for (const DirectCase& c : {DirectCase{FusedPass::backward, Cell::lstm, DType::bf16, 2112, 3},
+                                {FusedPass::forward, Cell::lstm, DType::bf16, 2112, 3},
+                                {FusedPass::backward, Cell::lstm, DType::fp16, 2112, 16},
+                                {FusedPass::backward, Cell::elman, DType::bf16, 4224, 3},
+                                {FusedPass::backward, Cell::lstm, DType::bf16, 768, 256}}) {
+        FusedTilingRequest request = request_of(c.pass, c.cell, c.dtype, 1, c.head_dim, c.batch);
+        request.direct_r_load = true;
+        const LoopResult direct = compile_until_no_spill(limits, request, options);
+        CAPTURE(direct.traits.key());
+        CAPTURE(direct.refusal);
+        MESSAGE(to_string(c.pass) << " " << cell_info(c.cell).name << " " << to_string(c.dtype) << " DH "
+                                  << c.head_dim << " B " << c.batch << ": " << direct.traits.threads_per_block
+                                  << " threads, " << direct.traits.r_registers_per_thread << " R registers, "
+                                  << direct.registers.registers_per_thread << " used");
+        CHECK(direct.traits.direct_r_load);
+        CHECK(direct.refusal.empty());
+        CHECK(direct.attempts == 1);
+        CHECK(direct.registers.stack_frame_bytes == 0);
+    }
+    // The loop without it at (1, 768) B 256 ends with less of R in registers.
+    FusedTilingRequest b256 = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 256);
+    const LoopResult element_wise = compile_until_no_spill(limits, b256, options);
+    b256.direct_r_load = true;
+    const LoopResult direct = compile_until_no_spill(limits, b256, options);
+    CHECK_FALSE(element_wise.traits.direct_r_load);
+    CHECK(direct.traits.r_registers_per_thread > element_wise.traits.r_registers_per_thread);
+    // fp32 (tf32 fragments) keeps the element-by-element load.
+    FusedTilingRequest fp32 = request_of(FusedPass::backward, Cell::lstm, DType::fp32, 1, 768, 16);
+    fp32.direct_r_load = true;
+    CHECK_FALSE(choose_fused_tiling(limits, fp32).traits.direct_r_load);
 }
 
 // The forward with the cluster exchange (distributed shared memory, sm_90) at the shapes the GPU tests

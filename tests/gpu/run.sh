@@ -64,8 +64,8 @@ for backend in alternating fused; do # the kernels of each backend on a small su
   step "memcheck-$backend" env CUDA_MODULE_LOADING=EAGER FLASHRNN_ALTERNATING_GRAPHS=0 \
     compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$BIN/flashrnn_gpu_tests" \
-    -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
-  step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*"
+    -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
+  step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
 done
 fi
 if part scan; then # tests/gpu/scan.sh expects a build folder's layout

@@ -145,12 +145,14 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
     CHECK(barrier > 0);
 }
 
-// FLASHRNN_FUSED_CLUSTER set for the scope (fused_backend.cpp reads it at each kernel lookup).
-struct ClusterChoice {
-    explicit ClusterChoice(const char* value) { setenv("FLASHRNN_FUSED_CLUSTER", value, 1); }
-    ~ClusterChoice() { unsetenv("FLASHRNN_FUSED_CLUSTER"); }
-    ClusterChoice(const ClusterChoice&) = delete;
-    ClusterChoice& operator=(const ClusterChoice&) = delete;
+// An environment variable of the fused backend set for the scope (fused_backend.cpp reads them at each
+// kernel lookup): FLASHRNN_FUSED_CLUSTER, FLASHRNN_FUSED_DIRECT_R_LOAD.
+struct ScopedEnvironment {
+    const char* name;
+    ScopedEnvironment(const char* variable, const char* value) : name(variable) { setenv(name, value, 1); }
+    ~ScopedEnvironment() { unsetenv(name); }
+    ScopedEnvironment(const ScopedEnvironment&) = delete;
+    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
 };
 
 // The forward's cluster exchange (Hopper), asked for: a head split over one thread-block cluster per
@@ -161,7 +163,7 @@ TEST_CASE("fused backend: a head split over a thread-block cluster, forward") {
     int device = 0;
     cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
     const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
-    const ClusterChoice always("1");
+    const ScopedEnvironment always("FLASHRNN_FUSED_CLUSTER", "1");
     std::uint64_t seed = 3260;
     const std::pair<DType, Case> cases[] = {{DType::bf16, {16, 16, 1, 768}}, {DType::bf16, {9, 16, 3, 256}},
                                             {DType::bf16, {64, 16, 12, 64}}, {DType::bf16, {9, 5, 12, 64}},
@@ -209,7 +211,7 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
         if (!backward.tagged_exchange) CHECK(backward.multicast_gather == clusters);
         check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
         check_cell(fused_backend, cell, DType::fp16, c, RecurrentGradient::clipped(0.05), ++seed);
-        const ClusterChoice never("0");
+        const ScopedEnvironment never("FLASHRNN_FUSED_CLUSTER", "0");
         CHECK_FALSE(fused::traits({cell, DType::bf16, shape}, FusedPass::backward).multicast_gather);
         check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
     }
@@ -338,6 +340,41 @@ TEST_CASE("fused backend: the largest head dimension of this GPU") {
         REQUIRE(dh > 0);
         check_cell(fused_backend, cell, dtype, {3, batch, 1, dh}, RecurrentGradient::full(), ++seed);
     }
+}
+
+// R loaded directly (FLASHRNN_FUSED_DIRECT_R_LOAD=1, FusedKernelTraits::direct_r_load: words of two
+// elements forward, 16-byte pieces through ldmatrix backward; off by default until this case has run
+// on a GPU): every cell in bf16 and fp16 against the float64 reference, a head in one block and split
+// heads, head sizes whose pieces are not whole or aligned (DH 40, 24: the element-by-element path for
+// them), odd batches, and LSTM bf16 at 2112, the model's largest head on the H100, which compiles at
+// the first attempt this way (test_fused_register_feedback.cpp) and is refused without it.
+TEST_CASE("fused backend: R loaded directly for every cell in 16-bit types") {
+    const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
+    std::uint64_t seed = 3450;
+    for (Cell cell : all_cells)
+        for (DType dtype : {DType::bf16, DType::fp16}) {
+            for (const Case& c :
+                 {Case{5, 3, 4, 48}, Case{4, 5, 2, 40}, Case{3, 7, 1, 24}, Case{4, 16, 1, 768}}) {
+                CAPTURE(c.DH);
+                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                    CHECK(fused::traits({cell, dtype, {c.T, c.B, c.NH, c.DH}}, pass).direct_r_load);
+                check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
+            }
+        }
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 37, 1, 768}, RecurrentGradient::full(), ++seed);
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 256, 1, 768}, RecurrentGradient::full(), ++seed);
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 3, 1, 2112}, RecurrentGradient::full(), ++seed);
+    // fp32 (tf32) keeps the element-by-element load.
+    CHECK_FALSE(fused::traits({Cell::lstm, DType::fp32, {3, 3, 2, 64}}, FusedPass::backward).direct_r_load);
+}
+
+// The direct load's shapes for compute-sanitizer (tests/gpu/run.sh, rnn-sanitizers): the scratch of
+// the backward's pieces in the operand buffer, pieces not whole (DH 40), a split head.
+TEST_CASE("fused backend: R loaded directly under the sanitizers") {
+    const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 5, 2, 40}, RecurrentGradient::full(), 3480);
+    check_cell(fused_backend, Cell::gru, DType::fp16, {3, 3, 4, 48}, RecurrentGradient::full(), 3481);
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 16, 1, 768}, RecurrentGradient::full(), 3482);
 }
 
 TEST_CASE("fused backend: clipped and cut recurrent gradients") {

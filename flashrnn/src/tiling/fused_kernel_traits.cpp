@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, std::int64_t>> FusedKernelTraits::defines() c
         {"FLASHRNN_FUSED_TAGGED_EXCHANGE", tagged_exchange ? 1 : 0},
         {"FLASHRNN_FUSED_CLUSTER_EXCHANGE", cluster_exchange ? 1 : 0},
         {"FLASHRNN_FUSED_MULTICAST_GATHER", multicast_gather ? 1 : 0},
+        {"FLASHRNN_FUSED_DIRECT_R_LOAD", direct_r_load ? 1 : 0},
         {"FLASHRNN_FUSED_UNITS_PER_BLOCK", units_per_block},
         {"FLASHRNN_FUSED_ROW_TILES_PER_BLOCK", row_tiles_per_block},
         {"FLASHRNN_FUSED_K_TILES_PER_BLOCK", k_tiles_per_block},
@@ -130,7 +131,10 @@ std::string describe(const FusedKernelTraits& t) {
                                       " chunks one after the other (the sequence per chunk)"));
     text += line("warp", s(t.row_tiles_per_warp) + " row tiles x " + s(t.k_tiles_per_warp) +
                              " k tiles of R: " + s(t.k_tiles_in_registers) + " in registers, " +
-                             s(t.k_tiles_in_shared_memory) + " in shared memory per row tile");
+                             s(t.k_tiles_in_shared_memory) + " in shared memory per row tile" +
+                             (!t.direct_r_load ? ""
+                              : forward        ? " (loaded by words of two elements)"
+                                               : " (loaded by 16-byte pieces and ldmatrix)"));
     text += line("registers per thread (estimate)",
                  s(t.registers_per_thread) + " (" + s(t.r_registers_per_thread) + " for R)");
     text += line("shared memory per block",

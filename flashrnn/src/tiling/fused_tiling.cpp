@@ -616,6 +616,7 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.multicast_gather = t.cooperative && !t.tagged_exchange && !t.cluster_exchange &&
                          limits.max_cluster_blocks >= 2 && r.cluster != FusedCluster::never &&
                          t.element_bytes == 2 && t.k_length * t.element_bytes % 16 == 0;
+    t.direct_r_load = r.direct_r_load && t.element_bytes == 2;
     t.row_warps = as_int(s[v.row_warps]);
     t.k_warps = as_int(s[v.k_warps]);
     t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;

@@ -90,6 +90,10 @@ struct FusedKernelTraits {
     // some of the operand's rows into every block of its cluster (bulk copies multicast from L2), so
     // that L2 serves each row once per cluster instead of once per block.
     bool multicast_gather = false;
+    // R loaded by whole words (forward) or 16-byte pieces through ldmatrix (backward) instead of two-
+    // byte elements (16-bit types; Product::load_pairs / load_columns in fused_common.cuh): asked for
+    // by FusedTilingRequest::direct_r_load. Not yet run on a GPU, so off by default.
+    bool direct_r_load = false;
 
     // One block.
     int units_per_block = 0;       // state units whose rows the block computes (DH / row_blocks)
@@ -182,6 +186,9 @@ struct FusedTilingRequest {
     // after a refusal (after_refusal): where the strict rule leaves a configuration, the loop ends
     // where it ended when the backends' speeds were measured.
     bool spills_exclude_every_block_size = true;
+    // The kernels load R directly (FusedKernelTraits::direct_r_load) where the type is 16-bit; the
+    // backend asks for it with FLASHRNN_FUSED_DIRECT_R_LOAD=1.
+    bool direct_r_load = false;
     std::vector<KernelFeedback> feedback;
 };
 

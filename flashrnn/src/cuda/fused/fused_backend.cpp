@@ -205,11 +205,13 @@ std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cuda
 }
 
 // The user's limits on the tiling (docs/kernels.md, "Tuning the fused kernels"), from the
-// environment: FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK and FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD.
+// environment: FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK, FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD,
+// FLASHRNN_FUSED_CLUSTER and FLASHRNN_FUSED_DIRECT_R_LOAD (1: FusedKernelTraits::direct_r_load).
 struct TilingLimits {
     int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
     int max_blocks_per_head = 0;
     FusedCluster cluster = FusedCluster::automatic;
+    bool direct_r_load = false;
     auto operator<=>(const TilingLimits&) const = default;
 };
 
@@ -239,6 +241,10 @@ TilingLimits tiling_limits() {
         environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
     l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0);
     l.cluster = cluster_choice();
+    const int direct = environment_integer("FLASHRNN_FUSED_DIRECT_R_LOAD", 0, 0);
+    if (direct > 1)
+        throw ShapeError("FLASHRNN_FUSED_DIRECT_R_LOAD=" + std::to_string(direct) + ": expected 0 or 1");
+    l.direct_r_load = direct == 1;
     return l;
 }
 
@@ -251,6 +257,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     request.max_threads_per_block = tuning.max_threads_per_block;
     request.max_blocks_per_head = tuning.max_blocks_per_head;
     request.cluster = tuning.cluster;
+    request.direct_r_load = tuning.direct_r_load;
     const FusedTilingRequest first = request;
     const KernelSource source = fused_kernel_source(pass);
     std::string history;

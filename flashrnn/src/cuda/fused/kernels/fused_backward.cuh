@@ -37,12 +37,28 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit,
     // j].
     Product product;
-    product.load(
-        [&](int row, int k) {
-            if (row >= kUnits || k >= G_REC * dh) return 0.0f;
-            return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
-        },
-        reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    const auto r_element = [&](int row, int k) {
+        if (row >= kUnits || k >= G_REC * dh) return 0.0f;
+        return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
+    };
+    // A k's rows (state units) are contiguous: 16-byte pieces through each warp's scratch, which the
+    // operand buffer lends until it is zeroed below (where it has room for every warp's).
+    constexpr bool kColumnLoad =
+        Traits::direct_r_load &&
+        kOperandRows * kOperandStride >= Traits::threads_per_block / kWarp * Product::kColumnScratch;
+    if constexpr (kColumnLoad) {
+        product.load_columns(
+            r_element,
+            [&](int row, int k) -> const Element* {
+                if (row + 8 > kUnits || k >= G_REC * dh) return nullptr;
+                const Element* at = r + l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row);
+                return reinterpret_cast<unsigned long long>(at) % 16 == 0 ? at : nullptr;
+            },
+            reinterpret_cast<uint4*>(shared + kShared.r_tiles), operand);
+        __syncthreads(); // every warp is done with its scratch before the operand is zeroed
+    } else {
+        product.load(r_element, reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    }
     for (int i = threadIdx.x; i < kOperandRows * kOperandStride * operand_buffers<int>(Traits{});
          i += Traits::threads_per_block)
         operand[i] = to_operand(0.0f);

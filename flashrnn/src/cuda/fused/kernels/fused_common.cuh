@@ -174,6 +174,79 @@ struct Product {
     // Loads R once: a(row, k) is the element at the block's row and k (0 outside the matrix); the
     // tiles not held in registers go to the warp's part of the block's R tiles in shared memory.
     template <class BlockElement> __device__ void load(BlockElement a, uint4* block_shared_tiles) {
+        load_tiles(block_shared_tiles, [&](int row_tile, int k_tile) {
+            return a_fragment(lane, [&](int r, int k) {
+                return a(row_tile * Traits::mma_m + r, k_tile * Traits::mma_k + k);
+            });
+        });
+    }
+
+    // The direct loads of R (Traits::direct_r_load, 16-bit types): whole words or 16-byte pieces of R
+    // instead of two-byte elements, each with its own 64-bit address, bounds test and conversion. The
+    // one-time load element by element held more registers than the steps (nvdisasm's liveness of the
+    // LSTM bf16 backward at DH 1600, B 3, 256 threads: 252 live in the load, 145 in the step loop),
+    // so that ptxas spilled configurations whose steps fit.
+    //
+    // Where a row's k are contiguous in memory (R in the forward): each fragment register is the word
+    // of the pair (row, k), (row, k + 1) itself. word(row, k) is its address, or null where the pair is
+    // not whole, 4-byte aligned and inside the matrix (then a(row, k) reads it element by element).
+    template <class BlockElement, class WordAt>
+    __device__ void load_pairs(BlockElement a, WordAt word, uint4* block_shared_tiles) {
+        const int group = lane >> 2, quad = lane & 3;
+        const auto pair = [&](int row, int k) -> unsigned {
+            if (const Element* at = word(row, k)) return __ldg(reinterpret_cast<const unsigned*>(at));
+            return pack(a(row, k), a(row, k + 1));
+        };
+        load_tiles(block_shared_tiles, [&](int row_tile, int k_tile) {
+            const int row = row_tile * Traits::mma_m + group, k = k_tile * Traits::mma_k + 2 * quad;
+            return make_uint4(pair(row, k), pair(row + 8, k), pair(row, k + 8), pair(row + 8, k + 8));
+        });
+    }
+
+    // Where a k's rows are contiguous in memory (R^T in the backward): each lane copies 8 rows of one k
+    // as 16 bytes into its warp's 512-byte `scratch` (shared memory, 16 k x 16 rows), and
+    // ldmatrix.trans hands each lane its fragment (PTX ISA, "ldmatrix": matrix m of .x4 is addressed by
+    // lanes 8m to 8m + 7; the A fragment's registers are rows 0-7 and 8-15 of k 0-7, then of k 8-15).
+    // column(row, k) is the address of element (row, k) with rows row + 1 .. row + 7 after it, or null
+    // where those are not whole, 16-byte aligned and inside the matrix (a reads them one by one).
+    template <class BlockElement, class ColumnAt>
+    __device__ void load_columns(BlockElement a, ColumnAt column, uint4* block_shared_tiles,
+                                 OperandElement* block_scratch) {
+        static_assert(sizeof(OperandElement) == 2 && Traits::mma_m == 16 && Traits::mma_k == 16,
+                      "ldmatrix moves 16-bit m16k16 tiles");
+        OperandElement* const scratch = block_scratch + threadIdx.x / kWarp * kColumnScratch;
+        const unsigned scratch_address = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
+        const int piece_k = lane % 16, piece_half = lane / 16; // the piece this lane copies
+        const int matrix = lane / 8, matrix_row = lane % 8;    // the row address it gives ldmatrix
+        const unsigned fragment_address =
+            scratch_address + (((matrix / 2) * 8 + matrix_row) * 16 + (matrix % 2) * 8) * 2;
+        load_tiles(block_shared_tiles, [&](int row_tile, int k_tile) {
+            const int row = row_tile * Traits::mma_m + piece_half * 8, k = k_tile * Traits::mma_k + piece_k;
+            uint4 piece;
+            if (const Element* at = column(row, k))
+                piece = __ldg(reinterpret_cast<const uint4*>(at));
+            else
+                piece = make_uint4(pack(a(row, k), a(row + 1, k)), pack(a(row + 2, k), a(row + 3, k)),
+                                   pack(a(row + 4, k), a(row + 5, k)), pack(a(row + 6, k), a(row + 7, k)));
+            __syncwarp(); // the previous tile's fragments have been read
+            *reinterpret_cast<uint4*>(scratch + piece_k * 16 + piece_half * 8) = piece;
+            __syncwarp();
+            uint4 f;
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(f.x), "=r"(f.y), "=r"(f.z), "=r"(f.w)
+                         : "r"(fragment_address)
+                         : "memory");
+            return f;
+        });
+        __syncwarp(); // the scratch is the caller's again
+    }
+
+    // The 16-bit elements of the column loads' scratch per warp: one 16 x 16 tile.
+    static constexpr int kColumnScratch = 16 * 16;
+
+    // Every tile of the warp's patch, fragment(row tile, k tile), into registers or its place in
+    // shared memory (the first k_tiles_in_registers of each row tile in registers).
+    template <class Fragment> __device__ void load_tiles(uint4* block_shared_tiles, Fragment fragment) {
         uint4* warp_shared_tiles = block_shared_tiles + threadIdx.x / kWarp * Traits::row_tiles_per_warp *
                                                             Traits::k_tiles_in_shared_memory * kWarp;
 #pragma unroll
@@ -181,10 +254,7 @@ struct Product {
             const int row_tile = row_warp + i * Traits::row_warps;
 #pragma unroll
             for (int j = 0; j < Traits::k_tiles_per_warp; ++j) {
-                const int k_tile = k_warp * Traits::k_tiles_per_warp + j;
-                const uint4 f = a_fragment(lane, [&](int r, int k) {
-                    return a(row_tile * Traits::mma_m + r, k_tile * Traits::mma_k + k);
-                });
+                const uint4 f = fragment(row_tile, k_warp * Traits::k_tiles_per_warp + j);
                 if (j < Traits::k_tiles_in_registers)
                     registers[i][j] = f;
                 else if (Traits::k_tiles_in_shared_memory > 0)

@@ -74,12 +74,23 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 
     // R: block row = unit * G_rec + gate block, k = previous state unit.
     Product product;
-    product.load(
-        [&](int row, int k) {
-            if (row >= kUnits * G_REC || k >= dh) return 0.0f;
-            return to_float(r[l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k)]);
-        },
-        reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    const auto r_element = [&](int row, int k) {
+        if (row >= kUnits * G_REC || k >= dh) return 0.0f;
+        return to_float(r[l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k)]);
+    };
+    if constexpr (Traits::direct_r_load) { // a row's k are contiguous: the fragments' pairs are words of R
+        product.load_pairs(
+            r_element,
+            [&](int row, int k) -> const Element* {
+                if (row >= kUnits * G_REC || k + 2 > dh) return nullptr;
+                const Element* at =
+                    r + l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k);
+                return reinterpret_cast<unsigned long long>(at) % 4 == 0 ? at : nullptr;
+            },
+            reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    } else {
+        product.load(r_element, reinterpret_cast<uint4*>(shared + kShared.r_tiles));
+    }
 
     for (int i = threadIdx.x; i < G * kUnits; i += Traits::threads_per_block)
         bias_of[i] = to_float(bias[l.bias.offset(i / kUnits, h, block.unit_base + i % kUnits)]);
