@@ -325,10 +325,19 @@ TEST_CASE("fused register feedback: with R loaded directly the model's first cho
     const LoopResult direct = compile_until_no_spill(limits, b256, options);
     CHECK_FALSE(element_wise.traits.direct_r_load);
     CHECK(direct.traits.r_registers_per_thread > element_wise.traits.r_registers_per_thread);
-    // fp32 (tf32 fragments) keeps the element-by-element load.
+    // fp32 (tf32 fragments) keeps the element-by-element load, and so does a backward whose operand
+    // buffer cannot lend every warp its scratch (4 heads of 48, B 3: 8 x 200 elements for 12 warps).
     FusedTilingRequest fp32 = request_of(FusedPass::backward, Cell::lstm, DType::fp32, 1, 768, 16);
     fp32.direct_r_load = true;
     CHECK_FALSE(choose_fused_tiling(limits, fp32).traits.direct_r_load);
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+        FusedTilingRequest small = request_of(pass, Cell::lstm, DType::bf16, 4, 48, 3);
+        small.direct_r_load = true;
+        const FusedKernelTraits t = choose_fused_tiling(limits, small).traits;
+        CAPTURE(t.threads_per_block);
+        CHECK(t.direct_r_load == (pass == FusedPass::forward));
+        CHECK(t.direct_r_load == (pass == FusedPass::forward || fused::direct_load_scratch_fits(t)));
+    }
 }
 
 // The forward with the cluster exchange (distributed shared memory, sm_90) at the shapes the GPU tests

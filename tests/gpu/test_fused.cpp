@@ -344,35 +344,40 @@ TEST_CASE("fused backend: the largest head dimension of this GPU") {
 
 // R loaded directly (FLASHRNN_FUSED_DIRECT_R_LOAD=1, FusedKernelTraits::direct_r_load: words of two
 // elements forward, 16-byte pieces through ldmatrix backward; off by default until this case has run
-// on a GPU): every cell in bf16 and fp16 against the float64 reference, a head in one block and split
-// heads, head sizes whose pieces are not whole or aligned (DH 40, 24: the element-by-element path for
-// them), odd batches, and LSTM bf16 at 2112, the model's largest head on the H100, which compiles at
-// the first attempt this way (test_fused_register_feedback.cpp) and is refused without it.
+// on a GPU): every cell in bf16 and fp16 against the float64 reference. The forward loads directly at
+// every size; the backward where the operand buffer lends every warp its scratch (traits_of): small
+// heads (DH 24 to 48) keep the element load there, DH 196 (pieces not 16-byte aligned in every row:
+// read element by element) and 768 load directly, with split heads, odd batches, and LSTM bf16 at
+// 2112, the model's largest head on the H100, which compiles at the first attempt this way
+// (test_fused_register_feedback.cpp) and is refused without it.
 TEST_CASE("fused backend: R loaded directly for every cell in 16-bit types") {
     const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
     std::uint64_t seed = 3450;
     for (Cell cell : all_cells)
-        for (DType dtype : {DType::bf16, DType::fp16}) {
-            for (const Case& c :
-                 {Case{5, 3, 4, 48}, Case{4, 5, 2, 40}, Case{3, 7, 1, 24}, Case{4, 16, 1, 768}}) {
+        for (DType dtype : {DType::bf16, DType::fp16})
+            for (const Case& c : {Case{5, 3, 4, 48}, Case{4, 5, 2, 40}, Case{3, 7, 1, 24}, Case{3, 5, 2, 196},
+                                  Case{4, 16, 1, 768}}) {
                 CAPTURE(c.DH);
-                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
-                    CHECK(fused::traits({cell, dtype, {c.T, c.B, c.NH, c.DH}}, pass).direct_r_load);
+                const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+                CHECK(fused::traits({cell, dtype, shape}, FusedPass::forward).direct_r_load);
+                if (c.DH == 768 || (c.DH == 196 && cell == Cell::lstm))
+                    CHECK(fused::traits({cell, dtype, shape}, FusedPass::backward).direct_r_load);
                 check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
             }
-        }
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 37, 1, 768}, RecurrentGradient::full(), ++seed);
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 256, 1, 768}, RecurrentGradient::full(), ++seed);
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 3, 1, 2112}, RecurrentGradient::full(), ++seed);
+    for (const Case& c : {Case{3, 37, 1, 768}, Case{3, 256, 1, 768}, Case{3, 3, 1, 2112}}) {
+        CHECK(fused::traits({Cell::lstm, DType::bf16, {c.T, c.B, c.NH, c.DH}}, FusedPass::backward)
+                  .direct_r_load);
+        check_cell(fused_backend, Cell::lstm, DType::bf16, c, RecurrentGradient::full(), ++seed);
+    }
     // fp32 (tf32) keeps the element-by-element load.
     CHECK_FALSE(fused::traits({Cell::lstm, DType::fp32, {3, 3, 2, 64}}, FusedPass::backward).direct_r_load);
 }
 
 // The direct load's shapes for compute-sanitizer (tests/gpu/run.sh, rnn-sanitizers): the scratch of
-// the backward's pieces in the operand buffer, pieces not whole (DH 40), a split head.
+// the backward's pieces in the operand buffer, pieces not aligned (DH 196), a split head.
 TEST_CASE("fused backend: R loaded directly under the sanitizers") {
     const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 5, 2, 40}, RecurrentGradient::full(), 3480);
+    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 5, 2, 196}, RecurrentGradient::full(), 3480);
     check_cell(fused_backend, Cell::gru, DType::fp16, {3, 3, 4, 48}, RecurrentGradient::full(), 3481);
     check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 16, 1, 768}, RecurrentGradient::full(), 3482);
 }

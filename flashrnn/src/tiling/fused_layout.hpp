@@ -19,6 +19,18 @@ template <class Sizes> FLASHRNN_HOST_DEVICE constexpr int operand_padding(const 
     return t.element_bytes == 4 ? 4 : 8;
 }
 
+// The backward's direct load of R (FusedKernelTraits::direct_r_load) copies each tile through a
+// scratch of one 16 x 16 tile of 16-bit elements per warp, in the operand buffer of one chunk before
+// the first step: it fits where that buffer has room for every warp's.
+constexpr int kDirectLoadScratchElements = 16 * 16;
+template <class Sizes> FLASHRNN_HOST_DEVICE constexpr bool direct_load_scratch_fits(const Sizes& t) {
+    const long long operand_elements =
+        static_cast<long long>(t.batch_tiles_per_block) * t.mma_n *
+        (static_cast<long long>(t.k_tiles_per_block) * t.mma_k + operand_padding(t));
+    return operand_elements >=
+           static_cast<long long>(t.threads_per_block / t.warp_size) * kDirectLoadScratchElements;
+}
+
 template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const Number& bytes) {
     return (bytes + 15) / 16 * 16;
 }

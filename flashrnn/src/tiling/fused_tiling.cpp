@@ -97,6 +97,14 @@ Number registers_of(const RegisterCosts& c, const Number& r_registers, const Num
            c.further_item * (items_per_thread - 1) + c.chunks_in_step * chunks_in_step + (c.operand + rest);
 }
 
+// The registers one block may have (32-bit), and the unit a thread's registers are allocated in.
+int block_register_file(const DeviceLimits& limits) {
+    return std::min(limits.max_registers_per_block, limits.registers_per_sm);
+}
+int register_granule(const DeviceLimits& limits) {
+    return limits.register_allocation_unit_per_warp / limits.warp_size;
+}
+
 // A block's warps as the register check counts them: rounded up to a multiple of the SM's
 // sub-partitions (the model's warps_checked_for_registers).
 int warps_checked_of(const DeviceLimits& limits, int threads_per_block) {
@@ -109,9 +117,8 @@ int warps_checked_of(const DeviceLimits& limits, int threads_per_block) {
 // 1)): the block's share of the register file in whole allocation units, at most the per-thread limit
 // (ptxas for sm_90: 128 at 512 threads, 168 at 384, 255 at 256).
 int register_cap_of(const DeviceLimits& limits, int warps_checked) {
-    const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
-    const int block = std::min(limits.max_registers_per_block, limits.registers_per_sm);
-    const int share = block / (warps_checked * limits.warp_size) / granule * granule;
+    const int granule = register_granule(limits);
+    const int share = block_register_file(limits) / (warps_checked * limits.warp_size) / granule * granule;
     return std::min(limits.max_registers_per_thread, share);
 }
 
@@ -343,7 +350,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               " per pointwise item (" + str(p.registers.item + p.registers.further_item) +
               " past the first) + " + str(p.registers.chunks_in_step) + " with chunks inside each step + " +
               str(p.registers.operand + p.overhead_registers) + " for the rest of the kernel");
-    const int granule = limits.register_allocation_unit_per_warp / limits.warp_size;
+    const int granule = register_granule(limits);
     m.add(v.allocated_registers_per_thread % granule == 0, "registers are allocated in units of " +
                                                                str(limits.register_allocation_unit_per_warp) +
                                                                " per warp");
@@ -363,9 +370,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     m.add(v.warps_checked_for_registers >= v.warps, rounded_up);
     m.add(v.warps_checked_for_registers < v.warps + sub_partitions, rounded_up);
     m.add(v.warps_checked_for_registers * limits.warp_size * v.allocated_registers_per_thread <=
-              std::min(limits.max_registers_per_block, limits.registers_per_sm),
-          "a block has at most " + str(std::min(limits.max_registers_per_block, limits.registers_per_sm)) +
-              " registers (" + bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) +
+              block_register_file(limits),
+          "a block has at most " + str(block_register_file(limits)) + " registers (" +
+              bytes_text(std::int64_t(limits.registers_per_sm) * kRegisterBytes) +
               "), its warps counted in multiples of " + str(sub_partitions));
 
     // Shared memory, as the kernel lays it out (fused_layout.hpp): R's tiles not in registers, the
@@ -448,7 +455,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // block size excluded, a spill at 512 threads (128 registers) excluded the 384- and 256-thread
     // blocks holding as much of R: ptxas for sm_90, the LSTM bf16 backward at DH 1536, B 3 on the H100
     // was refused after its 512- and 384-thread configurations spilled.
-    const int block_registers = std::min(limits.max_registers_per_block, limits.registers_per_sm);
+    const int block_registers = block_register_file(limits);
     // `excluded` unless the configuration's threads may have more registers than the spilled one's
     // (and the explanation's words for that).
     const auto larger_cap_of = [&](const FusedKernelTraits& spilled) -> std::optional<int> {
@@ -509,8 +516,7 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     const std::int64_t r_bytes = std::int64_t(p.cell.num_recurrent_gates) * dh * dh * p.element_bytes;
     const std::int64_t threads = std::int64_t(p.max_warps) * limits.warp_size;
     const std::int64_t register_bytes_per_block =
-        std::min<std::int64_t>(std::min(limits.max_registers_per_block, limits.registers_per_sm),
-                               threads * limits.max_registers_per_thread) *
+        std::min<std::int64_t>(block_register_file(limits), threads * limits.max_registers_per_thread) *
         kRegisterBytes;
     const std::int64_t block_bytes = register_bytes_per_block + limits.shared_memory_per_block_optin;
     if (r.max_blocks_per_head > 0)
@@ -616,7 +622,6 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.multicast_gather = t.cooperative && !t.tagged_exchange && !t.cluster_exchange &&
                          limits.max_cluster_blocks >= 2 && r.cluster != FusedCluster::never &&
                          t.element_bytes == 2 && t.k_length * t.element_bytes % 16 == 0;
-    t.direct_r_load = r.direct_r_load && t.element_bytes == 2;
     t.row_warps = as_int(s[v.row_warps]);
     t.k_warps = as_int(s[v.k_warps]);
     t.threads_per_block = as_int(s[v.warps]) * limits.warp_size;
@@ -624,6 +629,10 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     t.k_tiles_per_warp = as_int(s[v.k_tiles_per_warp]);
     t.k_tiles_in_registers = as_int(s[v.k_tiles_in_registers]);
     t.k_tiles_in_shared_memory = t.k_tiles_per_warp - t.k_tiles_in_registers;
+    // The direct load of R (16-bit types); the backward's pieces go through a scratch per warp that
+    // the operand buffer lends (fused_layout.hpp), so only where it has room for every warp's.
+    t.direct_r_load = r.direct_r_load && t.element_bytes == 2 &&
+                      (t.pass == FusedPass::forward || fused::direct_load_scratch_fits(t));
     t.registers_per_thread = as_int(s[v.registers_per_thread]);
     t.r_registers_per_thread = as_int(s.evaluate(v.r_registers_per_thread));
     t.shared_memory_bytes = static_cast<std::int64_t>(s[v.shared_memory_bytes]);

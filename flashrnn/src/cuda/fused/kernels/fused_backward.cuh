@@ -37,21 +37,24 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit,
     // j].
     Product product;
+    const auto r_at = [&](int row, int k) {
+        return r + l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row);
+    };
     const auto r_element = [&](int row, int k) {
         if (row >= kUnits || k >= G_REC * dh) return 0.0f;
-        return to_float(r[l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row)]);
+        return to_float(*r_at(row, k));
     };
     // A k's rows (state units) are contiguous: 16-byte pieces through each warp's scratch, which the
-    // operand buffer lends until it is zeroed below (where it has room for every warp's).
-    constexpr bool kColumnLoad =
-        Traits::direct_r_load &&
-        kOperandRows * kOperandStride >= Traits::threads_per_block / kWarp * Product::kColumnScratch;
-    if constexpr (kColumnLoad) {
+    // operand buffer lends until it is zeroed below (traits_of takes the direct load where it fits).
+    constexpr int kScratchElements = Traits::threads_per_block / kWarp * kDirectLoadScratchElements;
+    static_assert(!Traits::direct_r_load || kOperandRows * kOperandStride >= kScratchElements,
+                  "the operand buffer holds every warp's scratch (traits_of: direct_load_scratch_fits)");
+    if constexpr (Traits::direct_r_load) {
         product.load_columns(
             r_element,
             [&](int row, int k) -> const Element* {
                 if (row + 8 > kUnits || k >= G_REC * dh) return nullptr;
-                const Element* at = r + l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row);
+                const Element* at = r_at(row, k);
                 return reinterpret_cast<unsigned long long>(at) % 16 == 0 ? at : nullptr;
             },
             reinterpret_cast<uint4*>(shared + kShared.r_tiles), operand);

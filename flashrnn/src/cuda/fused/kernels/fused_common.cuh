@@ -204,7 +204,7 @@ struct Product {
     }
 
     // Where a k's rows are contiguous in memory (R^T in the backward): each lane copies 8 rows of one k
-    // as 16 bytes into its warp's 512-byte `scratch` (shared memory, 16 k x 16 rows), and
+    // as 16 bytes into its warp's `scratch` (kDirectLoadScratchElements: 16 k x 16 rows), and
     // ldmatrix.trans hands each lane its fragment (PTX ISA, "ldmatrix": matrix m of .x4 is addressed by
     // lanes 8m to 8m + 7; the A fragment's registers are rows 0-7 and 8-15 of k 0-7, then of k 8-15).
     // column(row, k) is the address of element (row, k) with rows row + 1 .. row + 7 after it, or null
@@ -214,7 +214,7 @@ struct Product {
                                  OperandElement* block_scratch) {
         static_assert(sizeof(OperandElement) == 2 && Traits::mma_m == 16 && Traits::mma_k == 16,
                       "ldmatrix moves 16-bit m16k16 tiles");
-        OperandElement* const scratch = block_scratch + threadIdx.x / kWarp * kColumnScratch;
+        OperandElement* const scratch = block_scratch + threadIdx.x / kWarp * kDirectLoadScratchElements;
         const unsigned scratch_address = static_cast<unsigned>(__cvta_generic_to_shared(scratch));
         const int piece_k = lane % 16, piece_half = lane / 16; // the piece this lane copies
         const int matrix = lane / 8, matrix_row = lane % 8;    // the row address it gives ldmatrix
@@ -240,9 +240,6 @@ struct Product {
         });
         __syncwarp(); // the scratch is the caller's again
     }
-
-    // The 16-bit elements of the column loads' scratch per warp: one 16 x 16 tile.
-    static constexpr int kColumnScratch = 16 * 16;
 
     // Every tile of the warp's patch, fragment(row tile, k tile), into registers or its place in
     // shared memory (the first k_tiles_in_registers of each row tile in registers).

@@ -74,17 +74,19 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 
     // R: block row = unit * G_rec + gate block, k = previous state unit.
     Product product;
+    const auto r_at = [&](int row, int k) {
+        return r + l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k);
+    };
     const auto r_element = [&](int row, int k) {
         if (row >= kUnits * G_REC || k >= dh) return 0.0f;
-        return to_float(r[l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k)]);
+        return to_float(*r_at(row, k));
     };
     if constexpr (Traits::direct_r_load) { // a row's k are contiguous: the fragments' pairs are words of R
         product.load_pairs(
             r_element,
             [&](int row, int k) -> const Element* {
                 if (row >= kUnits * G_REC || k + 2 > dh) return nullptr;
-                const Element* at =
-                    r + l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k);
+                const Element* at = r_at(row, k);
                 return reinterpret_cast<unsigned long long>(at) % 4 == 0 ? at : nullptr;
             },
             reinterpret_cast<uint4*>(shared + kShared.r_tiles));
