@@ -32,6 +32,13 @@ struct LoopResult {
     bool spills_relaxed = false;
 };
 
+// The request with R loaded element by element (FLASHRNN_FUSED_DIRECT_R_LOAD=0), the load of every
+// fused kernel until 2026-12-02: the cases below that record how the loop ended with it keep it.
+FusedTilingRequest with_element_load(FusedTilingRequest request) {
+    request.direct_r_load = false;
+    return request;
+}
+
 // The compiler's options as the backend gives them, the kernels cached in `folder`.
 CompileOptions as_the_backend(const TemporaryFolder& folder) {
     CompileOptions options = in_folder(folder.path);
@@ -120,13 +127,13 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
 }
 
 // The multicast gather at (1, 768) on the H100 keeps its clusters through the compiler's feedback.
-// The backward with one row warp per k range (16 units per block, B 13 and 16) compiles at the first
-// attempt; with two (B 37) and with chunks inside each step (B 64), and the forward at B 256, the
-// first choice spills with the gather (96, 184 and 48 bytes, 2026-11-25) as it does without it (80,
-// 136, 48): the feedback ends in a configuration with the gather and no spill. The backward's holds
-// at least as much of R in registers as the loop without clusters ends in; the forward's holds less
-// (40 R registers in 2 chunks inside each step, against 68 in one chunk) and was the faster on the
-// H100, 11.73 against 15.67 ms (docs/benchmarks.md, "Large batches").
+// With R loaded element by element (the load until 2026-12-02) the backward with one row warp per k range (16
+// units per block, B 13 and 16) compiles at the first attempt; with two (B 37) and with chunks inside each
+// step (B 64), and the forward at B 256, the first choice spills with the gather (96, 184 and 48 bytes,
+// 2026-11-25) as it does without it (80, 136, 48): the feedback ends in a configuration with the gather and
+// no spill. The backward's holds at least as much of R in registers as the loop without clusters ends in; the
+// forward's holds less (40 R registers in 2 chunks inside each step, against 68 in one chunk) and was the
+// faster on the H100, 11.73 against 15.67 ms (docs/benchmarks.md, "Large batches").
 TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100 keeps its clusters") {
     TemporaryFolder folder;
     const CompileOptions options = as_the_backend(folder);
@@ -143,7 +150,8 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
                                    {FusedPass::forward, 256, false}}) {
         CAPTURE(m.batch);
         CAPTURE(to_string(m.pass));
-        const FusedTilingRequest request = request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch);
+        const FusedTilingRequest request =
+            with_element_load(request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch));
         CHECK(choose_fused_tiling(limits, request).traits.multicast_gather);
         const LoopResult kept = compile_until_no_spill(limits, request, options);
         CAPTURE(kept.traits.key());
@@ -151,6 +159,17 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
         CHECK(kept.traits.multicast_gather);
         CHECK(kept.registers.stack_frame_bytes == 0);
         CHECK((kept.attempts == 1) == m.first_compiles);
+        // With the direct load (the default) the gather is kept too, the backward's first choice
+        // compiles, and the forward's at B 256 ends where the element load's loop does (4 compiles).
+        const LoopResult direct = compile_until_no_spill(
+            limits, request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch), options);
+        CAPTURE(direct.traits.key());
+        CHECK(direct.refusal.empty());
+        CHECK(direct.traits.multicast_gather);
+        CHECK(direct.traits.direct_r_load);
+        CHECK(direct.registers.stack_frame_bytes == 0);
+        CHECK(direct.attempts <= kept.attempts);
+        CHECK((direct.attempts == 1) == (m.pass == FusedPass::backward));
         if (m.first_compiles || m.pass == FusedPass::forward) continue;
         const LoopResult without = compile_until_no_spill(limits, without_cluster(request), options);
         CAPTURE(without.traits.key());
@@ -174,8 +193,8 @@ TEST_CASE("fused register feedback: the chunks' operand prefetch at (1, 768) on 
         const int batch = request.second;
         CAPTURE(batch);
         CAPTURE(to_string(pass));
-        const LoopResult kept =
-            compile_until_no_spill(limits, request_of(pass, Cell::lstm, DType::bf16, 1, 768, batch), options);
+        const LoopResult kept = compile_until_no_spill(
+            limits, with_element_load(request_of(pass, Cell::lstm, DType::bf16, 1, 768, batch)), options);
         CAPTURE(kept.traits.key());
         CHECK(kept.refusal.empty());
         CHECK(kept.registers.stack_frame_bytes == 0);
@@ -227,13 +246,14 @@ TEST_CASE(
 // spilling, and ran forward and backward on the H100 and the H200 against the float64 reference (the
 // GPU test "the largest head dimension of this GPU"). Feasibility after feedback is not monotone in
 // the head size.
-TEST_CASE("fused register feedback: LSTM bf16 on the H100, the model's largest head spills, 1616 compiles") {
+TEST_CASE("fused register feedback: LSTM bf16 on the H100 with the element load, the model's largest head "
+          "spills, 1616 compiles") {
     TemporaryFolder folder;
     const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     auto loop = [&](FusedPass pass, int head_dim) {
         const LoopResult result = compile_until_no_spill(
-            limits, request_of(pass, Cell::lstm, DType::bf16, 1, head_dim, 3), options);
+            limits, with_element_load(request_of(pass, Cell::lstm, DType::bf16, 1, head_dim, 3)), options);
         MESSAGE("DH " << head_dim << " " << to_string(pass) << ": "
                       << std::string(result.refusal.empty() ? "" : "refused, ")
                       << result.registers.registers_per_thread << " registers ("
@@ -263,7 +283,8 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     const LoopResult relaxed = compile_until_no_spill(
-        limits, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1536, 3), options);
+        limits, with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1536, 3)),
+        options);
     CAPTURE(relaxed.traits.key());
     CAPTURE(relaxed.refusal);
     MESSAGE("DH 1536 backward: " << relaxed.traits.threads_per_block << " threads, "
@@ -274,7 +295,8 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     CHECK(relaxed.registers.stack_frame_bytes == 0);
     CHECK(relaxed.traits.threads_per_block < 512);
     const LoopResult strict = compile_until_no_spill(
-        limits, request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1408, 3), options);
+        limits, with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1408, 3)),
+        options);
     CAPTURE(strict.refusal);
     CHECK(strict.refusal.empty());
     CHECK_FALSE(strict.spills_relaxed);
@@ -282,7 +304,7 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     CHECK(strict.traits.threads_per_block == 512);
 }
 
-// R loaded directly (FusedKernelTraits::direct_r_load, FLASHRNN_FUSED_DIRECT_R_LOAD=1): the load
+// R loaded directly (FusedKernelTraits::direct_r_load, the default since 2026-12-02): the load
 // element by element held more registers than the steps (nvdisasm's liveness, LSTM bf16 backward at
 // DH 1600, B 3, 256 threads: 252 live in the load, 145 in the step loop), so ptxas spilled where the
 // steps fit. Loaded by words (forward) and 16-byte pieces through ldmatrix (backward), the model's
@@ -319,12 +341,23 @@ TEST_CASE("fused register feedback: with R loaded directly the model's first cho
         CHECK(direct.registers.stack_frame_bytes == 0);
     }
     // The loop without it at (1, 768) B 256 ends with less of R in registers.
-    FusedTilingRequest b256 = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 256);
+    FusedTilingRequest b256 =
+        with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 256));
     const LoopResult element_wise = compile_until_no_spill(limits, b256, options);
     b256.direct_r_load = true;
     const LoopResult direct = compile_until_no_spill(limits, b256, options);
     CHECK_FALSE(element_wise.traits.direct_r_load);
     CHECK(direct.traits.r_registers_per_thread > element_wise.traits.r_registers_per_thread);
+    // A small head the element load cannot run: LSTM bf16's backward at (2, 196), B 5, one block per
+    // head of 256 threads with 196 R registers, spills in the load and is refused after the feedback
+    // (2026-12-02); the direct load compiles the same choice at the first attempt.
+    const FusedTilingRequest small_head = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 2, 196, 5);
+    const LoopResult refused = compile_until_no_spill(limits, with_element_load(small_head), options);
+    CHECK_FALSE(refused.refusal.empty());
+    const LoopResult loaded = compile_until_no_spill(limits, small_head, options);
+    CHECK(loaded.refusal.empty());
+    CHECK(loaded.attempts == 1);
+    CHECK(loaded.traits.direct_r_load);
     // fp32 (tf32 fragments) keeps the element-by-element load, and so does a backward whose operand
     // buffer cannot lend every warp its scratch (4 heads of 48, B 3: 8 x 200 elements for 12 warps).
     FusedTilingRequest fp32 = request_of(FusedPass::backward, Cell::lstm, DType::fp32, 1, 768, 16);

@@ -306,9 +306,12 @@ TEST_CASE("fused backend: batch chunks of a small head") {
 }
 
 TEST_CASE("fused backend: batch chunks inside each step, odd batches, forward and backward") {
-    check_chunks({Cell::gru, DType::fp16, {3, 201, 1, 768}, FusedPass::backward, true}, 3384);
-    check_chunks({Cell::gru, DType::fp16, {3, 201, 1, 768}, FusedPass::backward, true}, 3385,
+    // GRU fp16's backward at B = 255: at B = 201 it ran 2 chunks inside each step with R loaded element
+    // by element, and 2 chunks in launches with the direct load (its first choice compiles there).
+    check_chunks({Cell::gru, DType::fp16, {3, 255, 1, 768}, FusedPass::backward, true}, 3384);
+    check_chunks({Cell::gru, DType::fp16, {3, 255, 1, 768}, FusedPass::backward, true}, 3385,
                  RecurrentGradient::cut());
+    check_chunks({Cell::gru, DType::fp16, {3, 201, 1, 768}, FusedPass::backward, false}, 3388);
     check_chunks({Cell::elman, DType::bf16, {3, 999, 1, 768}, FusedPass::forward, true}, 3386);
 }
 
@@ -342,16 +345,14 @@ TEST_CASE("fused backend: the largest head dimension of this GPU") {
     }
 }
 
-// R loaded directly (FLASHRNN_FUSED_DIRECT_R_LOAD=1, FusedKernelTraits::direct_r_load: words of two
-// elements forward, 16-byte pieces through ldmatrix backward; off by default until this case has run
-// on a GPU): every cell in bf16 and fp16 against the float64 reference. The forward loads directly at
-// every size; the backward where the operand buffer lends every warp its scratch (traits_of): small
-// heads (DH 24 to 48) keep the element load there, DH 196 (pieces not 16-byte aligned in every row:
-// read element by element) and 768 load directly, with split heads, odd batches, and LSTM bf16 at
-// 2112, the model's largest head on the H100, which compiles at the first attempt this way
-// (test_fused_register_feedback.cpp) and is refused without it.
+// R loaded directly (the default, FusedKernelTraits::direct_r_load: words of two elements forward,
+// 16-byte pieces through ldmatrix backward): every cell in bf16 and fp16 against the float64
+// reference. The forward loads directly at every size; the backward where the operand buffer lends
+// every warp its scratch (traits_of): small heads (DH 24 to 48) keep the element load there, DH 196
+// (pieces not 16-byte aligned in every row: read element by element) and 768 load directly, with
+// split heads, odd batches, and LSTM bf16 at 2112, the model's largest head on the H100, which
+// compiles at the first attempt this way (test_fused_register_feedback.cpp) and is refused without it.
 TEST_CASE("fused backend: R loaded directly for every cell in 16-bit types") {
-    const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
     std::uint64_t seed = 3450;
     for (Cell cell : all_cells)
         for (DType dtype : {DType::bf16, DType::fp16})
@@ -373,13 +374,37 @@ TEST_CASE("fused backend: R loaded directly for every cell in 16-bit types") {
     CHECK_FALSE(fused::traits({Cell::lstm, DType::fp32, {3, 3, 2, 64}}, FusedPass::backward).direct_r_load);
 }
 
-// The direct load's shapes for compute-sanitizer (tests/gpu/run.sh, rnn-sanitizers): the scratch of
-// the backward's pieces in the operand buffer, pieces not aligned (DH 196), a split head.
+// FLASHRNN_FUSED_DIRECT_R_LOAD=0: R loaded element by element, the load of every fused kernel until
+// 2026-12-02, kept for comparison and for fp32; every cell in bf16 and fp16, a head split over blocks.
+// (With it LSTM bf16's backward at (2, 196), B 5 is refused: its one-block choice spills in the load
+// of R, test_fused_register_feedback.cpp; the direct load compiles it at the first attempt.)
+TEST_CASE("fused backend: R loaded element by element when the direct load is off") {
+    const ScopedEnvironment element_wise("FLASHRNN_FUSED_DIRECT_R_LOAD", "0");
+    std::uint64_t seed = 3470;
+    for (Cell cell : all_cells)
+        for (DType dtype : {DType::bf16, DType::fp16})
+            for (const Case& c : {Case{5, 3, 4, 48}, Case{4, 3, 1, 512}, Case{4, 16, 1, 768}}) {
+                CAPTURE(c.DH);
+                const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+                CHECK_FALSE(fused::traits({cell, dtype, shape}, FusedPass::forward).direct_r_load);
+                CHECK_FALSE(fused::traits({cell, dtype, shape}, FusedPass::backward).direct_r_load);
+                check_cell(fused_backend, cell, dtype, c, RecurrentGradient::full(), ++seed);
+            }
+}
+
+// Both loads of R for compute-sanitizer (tests/gpu/run.sh, rnn-sanitizers): the scratch of the
+// backward's pieces in the operand buffer, pieces not aligned (DH 196, the direct load only: see
+// above), a split head.
 TEST_CASE("fused backend: R loaded directly under the sanitizers") {
-    const ScopedEnvironment direct("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 5, 2, 196}, RecurrentGradient::full(), 3480);
-    check_cell(fused_backend, Cell::gru, DType::fp16, {3, 3, 4, 48}, RecurrentGradient::full(), 3481);
-    check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 16, 1, 768}, RecurrentGradient::full(), 3482);
+    for (const bool direct : {true, false}) {
+        CAPTURE(direct);
+        const ScopedEnvironment load("FLASHRNN_FUSED_DIRECT_R_LOAD", direct ? "1" : "0");
+        if (direct)
+            check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 5, 2, 196}, RecurrentGradient::full(),
+                       3480);
+        check_cell(fused_backend, Cell::gru, DType::fp16, {3, 3, 4, 48}, RecurrentGradient::full(), 3481);
+        check_cell(fused_backend, Cell::lstm, DType::bf16, {3, 16, 1, 768}, RecurrentGradient::full(), 3482);
+    }
 }
 
 TEST_CASE("fused backend: clipped and cut recurrent gradients") {

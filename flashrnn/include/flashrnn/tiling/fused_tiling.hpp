@@ -92,7 +92,7 @@ struct FusedKernelTraits {
     bool multicast_gather = false;
     // R loaded by whole words (forward) or 16-byte pieces through ldmatrix (backward) instead of two-
     // byte elements (16-bit types; Product::load_pairs / load_columns in fused_common.cuh): asked for
-    // by FusedTilingRequest::direct_r_load. Not yet run on a GPU, so off by default.
+    // by FusedTilingRequest::direct_r_load (the default; FLASHRNN_FUSED_DIRECT_R_LOAD=0 turns it off).
     bool direct_r_load = false;
 
     // One block.
@@ -186,9 +186,10 @@ struct FusedTilingRequest {
     // after a refusal (after_refusal): where the strict rule leaves a configuration, the loop ends
     // where it ended when the backends' speeds were measured.
     bool spills_exclude_every_block_size = true;
-    // The kernels load R directly (FusedKernelTraits::direct_r_load) where the type is 16-bit; the
-    // backend asks for it with FLASHRNN_FUSED_DIRECT_R_LOAD=1.
-    bool direct_r_load = false;
+    // The kernels load R directly (FusedKernelTraits::direct_r_load) where the type is 16-bit: the
+    // default since it ran on the H200 (docs/kernels.md, "Direct load of R"); the backend leaves it
+    // off with FLASHRNN_FUSED_DIRECT_R_LOAD=0.
+    bool direct_r_load = true;
     std::vector<KernelFeedback> feedback;
 };
 
