@@ -430,6 +430,34 @@ TEST_CASE("fused tiling: the cluster exchange on Hopper presets, asked for; none
                        .traits.cluster_exchange);
         }
     }
+    SUBCASE("a launch with more clusters than are resident at once takes the split without clusters") {
+        // (1, 768) forward at B = 64: the model's first choice is 8 batch blocks of one cluster of 16
+        // row blocks each; on the H200 fewer than 8 such clusters were resident at once (docs/kernels.md,
+        // "cluster exchange": 6.78 ms against 3.98 without clusters).
+        FusedTilingRequest r = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 64);
+        const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+        REQUIRE(t.cluster_exchange);
+        CHECK(t.row_blocks == 16);
+        CHECK(clusters_per_launch(t) == 8);
+        CHECK_FALSE(cluster_residency_problem(t, 8, FusedCluster::automatic).has_value());
+        const std::optional<std::string> waves = cluster_residency_problem(t, 7, FusedCluster::automatic);
+        REQUIRE(waves.has_value());
+        CHECK(waves->find("8 clusters in the launch, but only 7") != std::string::npos);
+        CHECK(waves->find("waves") != std::string::npos);
+        CHECK_FALSE(cluster_residency_problem(t, 7, FusedCluster::always).has_value()); // the user's choice
+        const std::optional<std::string> none = cluster_residency_problem(t, 0, FusedCluster::always);
+        REQUIRE(none.has_value());
+        CHECK(none->find("no cluster of 16 blocks") != std::string::npos);
+        // The compile loop's next request: the same problem without clusters, the head still split.
+        const FusedTilingRequest next = after_register_shortage(r, t, 128, 0);
+        CHECK(next.cluster == FusedCluster::never);
+        const FusedKernelTraits split = choose_fused_tiling(h100, next).traits;
+        CHECK_FALSE(split.cluster_exchange);
+        CHECK(split.cooperative);
+        CHECK(split.batch_blocks == t.batch_blocks);
+        CHECK(split.row_blocks == t.row_blocks);
+        check_fits(h100, next, split);
+    }
     SUBCASE("never: no cluster whatever the model would prefer") {
         for (auto [heads, head_dim] : {std::pair{1, 768}, {12, 64}, {6, 128}, {3, 256}})
             CHECK(!choose_fused_tiling(

@@ -749,6 +749,22 @@ FusedTilingRequest without_cluster(FusedTilingRequest request) {
     return request;
 }
 
+int clusters_per_launch(const FusedKernelTraits& t) {
+    return t.heads_per_launch * t.batch_blocks * t.k_blocks;
+}
+
+std::optional<std::string> cluster_residency_problem(const FusedKernelTraits& t, int resident_clusters,
+                                                     FusedCluster choice) {
+    const std::string cluster = "cluster of " + std::to_string(t.row_blocks) + " blocks of " +
+                                std::to_string(t.shared_memory_bytes) + " bytes of shared memory";
+    if (resident_clusters < 1) return "no " + cluster + " fits on the device";
+    const int launched = clusters_per_launch(t);
+    if (choice == FusedCluster::always || resident_clusters >= launched) return std::nullopt;
+    return std::to_string(launched) + " clusters in the launch, but only " +
+           std::to_string(resident_clusters) + " of one " + cluster +
+           " are resident at once (the launch would run in waves)";
+}
+
 FusedTilingRequest after_register_shortage(FusedTilingRequest request, const FusedKernelTraits& traits,
                                            int registers, std::int64_t local_bytes) {
     // The cluster exchange's problem says nothing of the other kernels: measured on the H100, GRU fp16

@@ -217,6 +217,18 @@ std::string describe(const FusedKernelTraits& traits);
 // multicast gather's feedback left no configuration (after_refusal).
 FusedTilingRequest without_cluster(FusedTilingRequest request);
 
+// The thread-block clusters of one launch of a cluster-exchange kernel: one per group of row blocks.
+int clusters_per_launch(const FusedKernelTraits& traits);
+
+// Why a cluster-exchange kernel should not run when `resident_clusters` of its clusters fit the
+// device at once (cudaOccupancyMaxActiveClusters; fused_backend.cpp asks after loading it), nothing
+// when it may: none fits, or (unless the user asked for clusters always) fewer than the launch has.
+// Each cluster runs the whole sequence, so a launch with more clusters than are resident runs in
+// waves, each as long as the whole launch: the compile loop then takes the split without clusters
+// (after_register_shortage). Measured on the H200 (docs/kernels.md, "cluster exchange").
+std::optional<std::string> cluster_residency_problem(const FusedKernelTraits& traits, int resident_clusters,
+                                                     FusedCluster choice);
+
 // The compile loop's next request after a kernel of `traits` ran short of registers (`local_bytes` of
 // spills, or too few threads per block at `registers` each; fused_backend.cpp's load_kernel): the
 // cluster exchange's kernel without clusters, else the same configuration without compile-time sizes,

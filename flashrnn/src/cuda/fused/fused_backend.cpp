@@ -128,14 +128,10 @@ int multicast_cluster_blocks(const LoadedKernel& k) {
     return 1;
 }
 
-// A cluster larger than the portable 8 blocks is allowed (where the device has it); then whether one
-// cluster of the kernel fits the device at all (the driver places a cluster on the SMs of one GPC),
-// and, unless the user asked for clusters always (FusedCluster::always), whether every cluster of the
-// launch is resident at once: each cluster runs the whole sequence, so a launch with more clusters
-// than fit runs in waves, each as long as the whole launch would be. Measured on the H200 (LSTM bf16,
-// (1, 768), T = 1024, forward, docs/kernels.md): 8 clusters of 16 blocks took 6.78 ms at B = 64 and
-// 9.38 ms at B = 128, the same split without clusters 3.98 and 5.22 ms.
-std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, bool waves_allowed) {
+// A cluster larger than the portable 8 blocks is allowed (where the device has it); then how many
+// clusters of the kernel are resident at once (the driver places a cluster on the SMs of one GPC),
+// against what the launch has (cluster_residency_problem, fused_tiling.cpp).
+std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, FusedCluster choice) {
     const FusedKernelTraits& t = k.traits;
     if (t.row_blocks > 8)
         cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
@@ -146,19 +142,14 @@ std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, bool waves_a
     int clusters = 0;
     cuda::check(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config),
                 "cudaOccupancyMaxActiveClusters");
-    const std::string cluster = "cluster of " + std::to_string(t.row_blocks) + " blocks of " +
-                                std::to_string(k.shared_bytes) + " bytes of shared memory";
-    if (clusters < 1) return LaunchProblem{"no " + cluster + " fits on the device"};
-    const int launched = k.blocks_per_launch() / t.row_blocks; // a cluster is a group's row blocks
-    if (waves_allowed || clusters >= launched) return std::nullopt;
-    return LaunchProblem{std::to_string(launched) + " clusters in the launch, but only " +
-                         std::to_string(clusters) + " of one " + cluster +
-                         " are resident at once (the launch would run in waves)"};
+    if (const std::optional<std::string> problem = cluster_residency_problem(t, clusters, choice))
+        return LaunchProblem{*problem};
+    return std::nullopt;
 }
 
 // What keeps a loaded kernel with these attributes from running as configured (nothing when it can).
 std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFuncAttributes& attributes,
-                                            const DeviceLimits& limits, bool cluster_waves_allowed) {
+                                            const DeviceLimits& limits, FusedCluster asked) {
     const FusedKernelTraits& t = k.traits;
     if (attributes.localSizeBytes > 0)
         return LaunchProblem{std::to_string(attributes.localSizeBytes) +
@@ -179,7 +170,7 @@ std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFun
                     &resident, reinterpret_cast<const void*>(k.kernel), t.threads_per_block,
                     static_cast<std::size_t>(k.shared_bytes)),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    if (t.cluster_exchange) return cluster_problem(k, cluster_waves_allowed);
+    if (t.cluster_exchange) return cluster_problem(k, asked);
     // A cooperative launch needs every block resident at once: as many per SM as the grid asks.
     const int needed = t.cooperative ? (k.blocks_per_launch() + limits.sm_count - 1) / limits.sm_count : 1;
     if (resident >= needed) return std::nullopt;
@@ -303,8 +294,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)),
                     "cudaFuncGetAttributes");
         std::optional<LaunchProblem> problem = set_shared_memory(k, attributes, limits);
-        if (!problem)
-            problem = launch_problem(k, attributes, limits, request.cluster == FusedCluster::always);
+        if (!problem) problem = launch_problem(k, attributes, limits, request.cluster);
         if (!problem) { // the library stays loaded: kernels are cached for the process
             if (k.traits.multicast_gather) k.cluster_blocks = multicast_cluster_blocks(k);
             return k;
