@@ -15,6 +15,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/device.hpp"
 #include "cuda/fused/fused_compiler.hpp"
+#include "cuda/fused/fused_tuning.hpp"
 #include "cuda/fused/kernels/fused_params.hpp"
 #include "cuda/rnn/parameter_gradients.hpp"
 #include "cuda/rnn/workspace.hpp"
@@ -203,50 +204,6 @@ std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cuda
             " bytes of dynamic shared memory per block (" + std::to_string(static_bytes) + " static)",
         FusedResource::shared_memory,
         std::max(1LL, std::min(k.shared_bytes, limits.shared_memory_per_block_optin - static_bytes + 1))};
-}
-
-// The user's limits on the tiling (docs/kernels.md, "Tuning the fused kernels"), from the
-// environment: FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK, FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD,
-// FLASHRNN_FUSED_CLUSTER and FLASHRNN_FUSED_DIRECT_R_LOAD (0: R loaded element by element).
-struct TilingLimits {
-    int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
-    int max_blocks_per_head = 0;
-    FusedCluster cluster = FusedCluster::automatic;
-    bool direct_r_load = FusedTilingRequest{}.direct_r_load;
-    auto operator<=>(const TilingLimits&) const = default;
-};
-
-int environment_integer(const char* name, int fallback, int least) {
-    const char* text = std::getenv(name);
-    if (!text || !*text) return fallback;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < least || value > 1 << 20)
-        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " +
-                         std::to_string(least) + " to " + std::to_string(1 << 20));
-    return static_cast<int>(value);
-}
-
-// FLASHRNN_FUSED_CLUSTER: auto (or unset), 0 (never) or 1 (always where the device and pass have it).
-FusedCluster cluster_choice() {
-    const char* text = std::getenv("FLASHRNN_FUSED_CLUSTER");
-    if (!text || !*text || std::string(text) == "auto") return FusedCluster::automatic;
-    if (std::string(text) == "0") return FusedCluster::never;
-    if (std::string(text) == "1") return FusedCluster::always;
-    throw ShapeError(std::string("FLASHRNN_FUSED_CLUSTER=") + text + ": expected auto, 0 or 1");
-}
-
-TilingLimits tiling_limits() {
-    TilingLimits l;
-    l.max_threads_per_block =
-        environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32);
-    l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0);
-    l.cluster = cluster_choice();
-    const int direct = environment_integer("FLASHRNN_FUSED_DIRECT_R_LOAD", l.direct_r_load ? 1 : 0, 0);
-    if (direct > 1)
-        throw ShapeError("FLASHRNN_FUSED_DIRECT_R_LOAD=" + std::to_string(direct) + ": expected 0 or 1");
-    l.direct_r_load = direct == 1;
-    return l;
 }
 
 // Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model

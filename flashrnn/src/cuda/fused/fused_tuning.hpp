@@ -1,0 +1,57 @@
+// The user's limits on the fused backend's tiling, read from the environment at each kernel lookup
+// (docs/kernels.md, "Tuning the fused kernels"): FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK,
+// FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD, FLASHRNN_FUSED_CLUSTER and FLASHRNN_FUSED_DIRECT_R_LOAD. Private
+// to the library (src/) and free of CUDA, so that the CPU tests check the parsing
+// (tests/flashrnn/test_fused_tuning.cpp).
+#pragma once
+
+#include <compare>
+#include <cstdlib>
+#include <string>
+
+#include "flashrnn/core/error.hpp"
+#include "flashrnn/tiling/fused_tiling.hpp"
+
+namespace flashrnn::fused {
+
+struct TilingLimits {
+    int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
+    int max_blocks_per_head = 0; // 0: no limit
+    FusedCluster cluster = FusedCluster::automatic;
+    bool direct_r_load = FusedTilingRequest{}.direct_r_load; // 0: R loaded element by element
+    auto operator<=>(const TilingLimits&) const = default;
+};
+
+// The integer in `name`, from `least` to `most`, or `fallback` where it is unset or empty; anything
+// else is refused with the variable's name and the range.
+inline int environment_integer(const char* name, int fallback, int least, int most) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return fallback;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < least || value > most)
+        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " + std::to_string(least) +
+                         " to " + std::to_string(most));
+    return static_cast<int>(value);
+}
+
+// FLASHRNN_FUSED_CLUSTER: auto (or unset), 0 (never) or 1 (always where the device and pass have it).
+inline FusedCluster cluster_choice() {
+    const char* text = std::getenv("FLASHRNN_FUSED_CLUSTER");
+    if (!text || !*text || std::string(text) == "auto") return FusedCluster::automatic;
+    if (std::string(text) == "0") return FusedCluster::never;
+    if (std::string(text) == "1") return FusedCluster::always;
+    throw ShapeError(std::string("FLASHRNN_FUSED_CLUSTER=") + text + ": expected auto, 0 or 1");
+}
+
+inline TilingLimits tiling_limits() {
+    TilingLimits l;
+    l.max_threads_per_block =
+        environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32, 1024);
+    l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0, 1 << 20);
+    l.cluster = cluster_choice();
+    l.direct_r_load = environment_integer("FLASHRNN_FUSED_DIRECT_R_LOAD", l.direct_r_load ? 1 : 0, 0, 1) == 1;
+    return l;
+}
+
+} // namespace flashrnn::fused
