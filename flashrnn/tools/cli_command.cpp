@@ -1,5 +1,6 @@
 #include "cli_command.hpp"
 
+#include "flashrnn/tiling/fused_compile.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
 #include "flashrnn/tiling/scan_launch.hpp"
 #include "tiling/pointwise_launch.hpp"
@@ -142,7 +143,13 @@ Command parse_tune(Options options) {
     const std::string dtype = take(options, "dtype", "bf16");
     command.backend = rnn::parse_backend(
         take_backend(options, "alternating", "tune", {"alternating", "fused", "automatic"}));
+    const std::string compile = take(options, "compile", "no");
     no_options_left(options);
+    if (compile != "yes" && compile != "no")
+        throw UsageError("--compile must be yes or no, got '" + compile + "'");
+    command.compile = compile == "yes";
+    if (command.compile && command.backend != rnn::Backend::fused)
+        throw UsageError("--compile yes applies to --backend fused");
     command.dtype = parse_dtype(dtype);
     // The library's size checks (one time step): B x NH x DH and the weights must fit; the
     // pointwise launch then takes DH as an int.
@@ -227,6 +234,37 @@ Command parse_command(const std::vector<std::string>& arguments) {
     throw UsageError(command.empty() ? "missing command" : "unknown command '" + command + "'");
 }
 
+namespace {
+
+// `tune --backend fused --compile yes`: what the compile loop ended in for one pass; false when no
+// configuration compiled without spilling.
+bool print_compiled(std::FILE* out, FusedPass pass, const DeviceLimits& limits,
+                    const FusedTilingRequest& request) {
+    const FusedCompileResult compiled = compile_fused_tiling(limits, request);
+    const std::string architecture = "sm_" + std::to_string(limits.compute_capability());
+    const std::string passes = std::string(to_string(pass));
+    if (!compiled.history.empty())
+        std::fprintf(out, "fused %s kernel, configurations that spilled (%s):\n%s", passes.c_str(),
+                     architecture.c_str(), compiled.history.c_str());
+    if (!compiled.compiled()) {
+        std::fprintf(
+            out,
+            "fused %s kernel: no configuration compiles for %s without spilling after %d attempt(s): %s\n",
+            passes.c_str(), architecture.c_str(), compiled.attempts, compiled.refusal.c_str());
+        return false;
+    }
+    std::fprintf(out,
+                 "fused %s kernel compiled for %s (NVRTC, attempt %d): %d registers per thread, no spills, "
+                 "%d threads per block, %d registers of R per thread%s\n",
+                 passes.c_str(), architecture.c_str(), compiled.attempts, compiled.registers_per_thread,
+                 compiled.traits.threads_per_block, compiled.traits.r_registers_per_thread,
+                 compiled.spills_relaxed ? " (spills excluding only blocks of as few registers)" : "");
+    if (compiled.attempts > 1) std::fprintf(out, "%s", describe(compiled.traits).c_str());
+    return true;
+}
+
+} // namespace
+
 // `tune --backend fused`: the fused kernels' traits for both passes and the solver's time, or the
 // limits that conflict (TilingError). `tune --backend automatic`: the cost rule's choice for each pass
 // on the model's configuration, and why.
@@ -247,6 +285,7 @@ int run_tune(const TuneCommand& command, std::FILE* out) {
         return 0;
     }
     if (command.backend == rnn::Backend::fused) {
+        int status = 0;
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
             const FusedTilingRequest request = fused_tiling_request(pass, command.cell, command.dtype,
                                                                     {.time_steps = 1,
@@ -258,8 +297,9 @@ int run_tune(const TuneCommand& command, std::FILE* out) {
                          std::string(to_string(pass)).c_str(), result.solve_seconds * 1e3,
                          static_cast<unsigned long long>(result.search_nodes),
                          describe(result.traits).c_str());
+            if (command.compile && !print_compiled(out, pass, limits, request)) status = 1;
         }
-        return 0;
+        return status;
     }
     const auto start = std::chrono::steady_clock::now();
     const PointwiseLaunch launch =

@@ -28,6 +28,9 @@ struct TuneCommand {
     std::int64_t heads = 0, head_dim = 0, batch = 0;
     DType dtype = DType::bf16;
     rnn::Backend backend = rnn::Backend::alternating;
+    // --compile yes (fused only): each pass's configuration compiled for the GPU's architecture with
+    // NVRTC, spills fed back to the model (compile_fused_tiling), as the backend does before it loads.
+    bool compile = false;
 };
 
 // `tune --kernel linrec|rglru ...`: the scan kernels' launch.

@@ -20,7 +20,10 @@ constexpr const char* kUsage = R"(flashrnn - recurrent-network kernels tiled by 
 
 usage:
   flashrnn tune --gpu GPU --cell CELL --heads NH --head-dim DH --batch B [--dtype DTYPE] [--backend BACKEND]
-      print the launch configuration the solver picks (or why none exists: exit status 1)
+                [--compile yes|no]
+      print the launch configuration the solver picks (or why none exists: exit status 1); with
+      --backend fused --compile yes also what ptxas compiles for the GPU's architecture after the
+      spills' feedback (NVRTC, no GPU needed; exit status 1 if nothing compiles without spilling)
   flashrnn tune --kernel SCAN --length L [--gpu GPU] [--dtype DTYPE] [--sequences N] [--aligned yes|no]
       the scan kernels' configuration (SCAN: linrec or rglru; GPU: 'device' when present, else h100_sxm)
   flashrnn tune --kernel newton-gru|newton-lstm --units D --batch B --steps T [--gpu GPU] [--dtype DTYPE]

@@ -1,9 +1,11 @@
-// The fused backend's compile-and-feedback loop without a GPU: the tiling model chooses, NVRTC and
-// ptxas compile for the preset's architecture, a spill goes back to the model as feedback
-// (fused_backend.cpp's load_kernel reads the same numbers from the loaded cubin), until a
-// configuration compiles without spilling or the model refuses.
+// The fused backend's compile-and-feedback loop without a GPU (compile_fused_tiling,
+// tiling/fused_compile_loop.cpp): the tiling model chooses, NVRTC and ptxas compile for the preset's
+// architecture, a spill goes back to the model as feedback (fused_backend.cpp's load_kernel reads the
+// same numbers from the loaded cubin), until a configuration compiles without spilling or the model
+// refuses.
 #include "cuda/fused/fused_compiler.hpp"
 #include "flashrnn/core/error.hpp"
+#include "tiling/fused_compile_loop.hpp"
 #include "tiling/fused_layout.hpp"
 
 #include <doctest/doctest.h>
@@ -22,60 +24,18 @@ using namespace flashrnn::testing;
 
 namespace {
 
-struct LoopResult {
-    FusedKernelTraits traits;
-    RegisterReport registers;
-    int attempts = 0;
-    std::string refusal; // the model's explanation when no configuration is left
-    // Whether the loop ended with spills excluding only blocks of as few registers per thread (after a
-    // refusal with them excluding every block size, after_refusal).
-    bool spills_relaxed = false;
-};
+// The compiler's options as the backend gives them, the kernels cached in `folder`.
+CompileOptions as_the_backend(const TemporaryFolder& folder) {
+    CompileOptions options = fused_compile_options();
+    options.cache_dir = folder.path;
+    return options;
+}
 
 // The request with R loaded element by element (FLASHRNN_FUSED_DIRECT_R_LOAD=0), the load of every
 // fused kernel until 2026-12-02: the cases below that record how the loop ended with it keep it.
 FusedTilingRequest with_element_load(FusedTilingRequest request) {
     request.direct_r_load = false;
     return request;
-}
-
-// The compiler's options as the backend gives them, the kernels cached in `folder`.
-CompileOptions as_the_backend(const TemporaryFolder& folder) {
-    CompileOptions options = in_folder(folder.path);
-    options.extra_options = {"--use_fast_math"};
-    return options;
-}
-
-// load_kernel's loop for the registers (fused_backend.cpp): after a spill the request that
-// after_register_shortage names (the cluster exchange dropped, then the compile-time sizes, then the
-// registers ptxas used plus the spilled ones as feedback), after a refusal the one after_refusal names.
-LoopResult compile_until_no_spill(const DeviceLimits& limits, FusedTilingRequest request,
-                                  const CompileOptions& options) {
-    const FusedTilingRequest first = request;
-    LoopResult out;
-    for (out.attempts = 1; out.attempts <= kMaxFusedCompileAttempts; ++out.attempts) {
-        try {
-            out.traits = choose_fused_tiling(limits, request).traits;
-        } catch (const TilingError& e) {
-            if (const std::optional<FusedTilingRequest> next = after_refusal(first, request)) {
-                request = *next;
-                continue;
-            }
-            out.refusal = e.what();
-            return out;
-        }
-        const CompiledKernel kernel =
-            compile_fused_kernel(fused_kernel_source(request.pass), out.traits,
-                                 architecture_of(limits.compute_capability()), options);
-        out.registers = kernel.registers;
-        out.spills_relaxed = !request.spills_exclude_every_block_size;
-        const std::int64_t local = kernel.registers.stack_frame_bytes;
-        if (local == 0) return out;
-        request = after_register_shortage(request, out.traits, kernel.registers.registers_per_thread, local);
-    }
-    out.attempts = kMaxFusedCompileAttempts;
-    out.refusal = "still spilling after " + std::to_string(kMaxFusedCompileAttempts) + " attempts";
-    return out;
 }
 
 // Each request's loop ends in a configuration that compiles without spilling, or in the model's refusal.
@@ -86,7 +46,7 @@ void check_every(const std::vector<FusedTilingRequest>& requests) {
     const auto start = std::chrono::steady_clock::now();
     int compiles = 0, refused = 0;
     for (const FusedTilingRequest& request : requests) {
-        const LoopResult result = compile_until_no_spill(limits, request, options);
+        const FusedCompileResult result = compile_fused_tiling(limits, request, options);
         compiles += result.attempts;
         CAPTURE(result.traits.key());
         CAPTURE(result.refusal);
@@ -98,11 +58,10 @@ void check_every(const std::vector<FusedTilingRequest>& requests) {
                 << " " << cell_info(request.cell).name << " " << to_string(request.dtype) << " B "
                 << request.batch << ": " << result.traits.batch_chunks << " chunk(s)"
                 << std::string(result.traits.chunks_in_step ? " inside each step" : "") << ", "
-                << result.registers.registers_per_thread << " registers, " << result.attempts
-                << " compile(s)");
+                << result.registers_per_thread << " registers, " << result.attempts << " compile(s)");
         CHECK(result.refusal.empty());
-        CHECK(result.registers.stack_frame_bytes == 0);
-        CHECK(result.registers.registers_per_thread <= 255);
+        CHECK(result.local_bytes == 0);
+        CHECK(result.registers_per_thread <= 255);
     }
     MESSAGE(requests.size() << " requests, " << compiles << " compiles, " << refused << " refused, in "
                             << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
@@ -153,25 +112,25 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
         const FusedTilingRequest request =
             with_element_load(request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch));
         CHECK(choose_fused_tiling(limits, request).traits.multicast_gather);
-        const LoopResult kept = compile_until_no_spill(limits, request, options);
+        const FusedCompileResult kept = compile_fused_tiling(limits, request, options);
         CAPTURE(kept.traits.key());
         CHECK(kept.refusal.empty());
         CHECK(kept.traits.multicast_gather);
-        CHECK(kept.registers.stack_frame_bytes == 0);
+        CHECK(kept.local_bytes == 0);
         CHECK((kept.attempts == 1) == m.first_compiles);
         // With the direct load (the default) the gather is kept too, the backward's first choice
         // compiles, and the forward's at B 256 ends where the element load's loop does (4 compiles).
-        const LoopResult direct = compile_until_no_spill(
+        const FusedCompileResult direct = compile_fused_tiling(
             limits, request_of(m.pass, Cell::lstm, DType::bf16, 1, 768, m.batch), options);
         CAPTURE(direct.traits.key());
         CHECK(direct.refusal.empty());
         CHECK(direct.traits.multicast_gather);
         CHECK(direct.traits.direct_r_load);
-        CHECK(direct.registers.stack_frame_bytes == 0);
+        CHECK(direct.local_bytes == 0);
         CHECK(direct.attempts <= kept.attempts);
         CHECK((direct.attempts == 1) == (m.pass == FusedPass::backward));
         if (m.first_compiles || m.pass == FusedPass::forward) continue;
-        const LoopResult without = compile_until_no_spill(limits, without_cluster(request), options);
+        const FusedCompileResult without = compile_fused_tiling(limits, without_cluster(request), options);
         CAPTURE(without.traits.key());
         CHECK_FALSE(without.traits.multicast_gather);
         CHECK(kept.traits.r_registers_per_thread >= without.traits.r_registers_per_thread);
@@ -193,11 +152,11 @@ TEST_CASE("fused register feedback: the chunks' operand prefetch at (1, 768) on 
         const int batch = request.second;
         CAPTURE(batch);
         CAPTURE(to_string(pass));
-        const LoopResult kept = compile_until_no_spill(
+        const FusedCompileResult kept = compile_fused_tiling(
             limits, with_element_load(request_of(pass, Cell::lstm, DType::bf16, 1, 768, batch)), options);
         CAPTURE(kept.traits.key());
         CHECK(kept.refusal.empty());
-        CHECK(kept.registers.stack_frame_bytes == 0);
+        CHECK(kept.local_bytes == 0);
         REQUIRE(kept.traits.chunks_in_step);
         FusedKernelTraits doubled = kept.traits;
         doubled.prefetch_operand = true;
@@ -252,23 +211,22 @@ TEST_CASE("fused register feedback: LSTM bf16 on the H100 with the element load,
     const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
     auto loop = [&](FusedPass pass, int head_dim) {
-        const LoopResult result = compile_until_no_spill(
+        const FusedCompileResult result = compile_fused_tiling(
             limits, with_element_load(request_of(pass, Cell::lstm, DType::bf16, 1, head_dim, 3)), options);
         MESSAGE("DH " << head_dim << " " << to_string(pass) << ": "
-                      << std::string(result.refusal.empty() ? "" : "refused, ")
-                      << result.registers.registers_per_thread << " registers ("
-                      << result.traits.registers_per_thread << " estimated), "
+                      << std::string(result.refusal.empty() ? "" : "refused, ") << result.registers_per_thread
+                      << " registers (" << result.traits.registers_per_thread << " estimated), "
                       << result.traits.threads_per_block << " threads, " << result.attempts << " compile(s)");
         return result;
     };
-    const LoopResult largest = loop(FusedPass::backward, 2112);
+    const FusedCompileResult largest = loop(FusedPass::backward, 2112);
     CHECK_FALSE(largest.refusal.empty());
-    CHECK(largest.registers.stack_frame_bytes > 0);
+    CHECK(largest.local_bytes > 0);
     for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
-        const LoopResult run = loop(pass, 1616);
+        const FusedCompileResult run = loop(pass, 1616);
         CAPTURE(run.refusal);
         CHECK(run.refusal.empty());
-        CHECK(run.registers.stack_frame_bytes == 0);
+        CHECK(run.local_bytes == 0);
     }
 }
 
@@ -282,25 +240,25 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     TemporaryFolder folder;
     const CompileOptions options = as_the_backend(folder);
     const DeviceLimits limits = preset("h100_sxm");
-    const LoopResult relaxed = compile_until_no_spill(
+    const FusedCompileResult relaxed = compile_fused_tiling(
         limits, with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1536, 3)),
         options);
     CAPTURE(relaxed.traits.key());
     CAPTURE(relaxed.refusal);
     MESSAGE("DH 1536 backward: " << relaxed.traits.threads_per_block << " threads, "
-                                 << relaxed.registers.registers_per_thread << " registers, "
-                                 << relaxed.attempts << " compiles");
+                                 << relaxed.registers_per_thread << " registers, " << relaxed.attempts
+                                 << " compiles");
     CHECK(relaxed.refusal.empty());
     CHECK(relaxed.spills_relaxed);
-    CHECK(relaxed.registers.stack_frame_bytes == 0);
+    CHECK(relaxed.local_bytes == 0);
     CHECK(relaxed.traits.threads_per_block < 512);
-    const LoopResult strict = compile_until_no_spill(
+    const FusedCompileResult strict = compile_fused_tiling(
         limits, with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 1408, 3)),
         options);
     CAPTURE(strict.refusal);
     CHECK(strict.refusal.empty());
     CHECK_FALSE(strict.spills_relaxed);
-    CHECK(strict.registers.stack_frame_bytes == 0);
+    CHECK(strict.local_bytes == 0);
     CHECK(strict.traits.threads_per_block == 512);
 }
 
@@ -328,33 +286,33 @@ TEST_CASE("fused register feedback: with R loaded directly the model's first cho
                                 {FusedPass::backward, Cell::lstm, DType::bf16, 768, 256}}) {
         FusedTilingRequest request = request_of(c.pass, c.cell, c.dtype, 1, c.head_dim, c.batch);
         request.direct_r_load = true;
-        const LoopResult direct = compile_until_no_spill(limits, request, options);
+        const FusedCompileResult direct = compile_fused_tiling(limits, request, options);
         CAPTURE(direct.traits.key());
         CAPTURE(direct.refusal);
         MESSAGE(to_string(c.pass) << " " << cell_info(c.cell).name << " " << to_string(c.dtype) << " DH "
                                   << c.head_dim << " B " << c.batch << ": " << direct.traits.threads_per_block
                                   << " threads, " << direct.traits.r_registers_per_thread << " R registers, "
-                                  << direct.registers.registers_per_thread << " used");
+                                  << direct.registers_per_thread << " used");
         CHECK(direct.traits.direct_r_load);
         CHECK(direct.refusal.empty());
         CHECK(direct.attempts == 1);
-        CHECK(direct.registers.stack_frame_bytes == 0);
+        CHECK(direct.local_bytes == 0);
     }
     // The loop without it at (1, 768) B 256 ends with less of R in registers.
     FusedTilingRequest b256 =
         with_element_load(request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 256));
-    const LoopResult element_wise = compile_until_no_spill(limits, b256, options);
+    const FusedCompileResult element_wise = compile_fused_tiling(limits, b256, options);
     b256.direct_r_load = true;
-    const LoopResult direct = compile_until_no_spill(limits, b256, options);
+    const FusedCompileResult direct = compile_fused_tiling(limits, b256, options);
     CHECK_FALSE(element_wise.traits.direct_r_load);
     CHECK(direct.traits.r_registers_per_thread > element_wise.traits.r_registers_per_thread);
     // A small head the element load cannot run: LSTM bf16's backward at (2, 196), B 5, one block per
     // head of 256 threads with 196 R registers, spills in the load and is refused after the feedback
     // (2026-12-02); the direct load compiles the same choice at the first attempt.
     const FusedTilingRequest small_head = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 2, 196, 5);
-    const LoopResult refused = compile_until_no_spill(limits, with_element_load(small_head), options);
+    const FusedCompileResult refused = compile_fused_tiling(limits, with_element_load(small_head), options);
     CHECK_FALSE(refused.refusal.empty());
-    const LoopResult loaded = compile_until_no_spill(limits, small_head, options);
+    const FusedCompileResult loaded = compile_fused_tiling(limits, small_head, options);
     CHECK(loaded.refusal.empty());
     CHECK(loaded.attempts == 1);
     CHECK(loaded.traits.direct_r_load);

@@ -11,8 +11,9 @@ namespace {
 
 using namespace flashrnn;
 
-constexpr const char* kVariables[] = {"FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD",
-                                      "FLASHRNN_FUSED_CLUSTER", "FLASHRNN_FUSED_DIRECT_R_LOAD"};
+constexpr const char* kVariables[] = {"FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK",
+                                      "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", "FLASHRNN_FUSED_CLUSTER",
+                                      "FLASHRNN_FUSED_DIRECT_R_LOAD"};
 
 // Every variable unset, then `name` set to `value`, for the scope; all unset again after it.
 struct Environment {
@@ -24,7 +25,8 @@ struct Environment {
     Environment(const Environment&) = delete;
     Environment& operator=(const Environment&) = delete;
     static void clear() {
-        for (const char* v : kVariables) unsetenv(v);
+        for (const char* v : kVariables)
+            unsetenv(v);
     }
 };
 
@@ -63,7 +65,8 @@ TEST_CASE("fused tuning: each variable's values") {
         const Environment on("FLASHRNN_FUSED_DIRECT_R_LOAD", "1");
         CHECK(fused::tiling_limits().direct_r_load);
     }
-    for (const auto& [text, expected] : {std::pair{"auto", FusedCluster::automatic}, {"0", FusedCluster::never},
+    for (const auto& [text, expected] : {std::pair{"auto", FusedCluster::automatic},
+                                         {"0", FusedCluster::never},
                                          {"1", FusedCluster::always}}) {
         const FusedCluster want = expected; // named again: clang 14 does not capture a structured binding
         const Environment cluster("FLASHRNN_FUSED_CLUSTER", text);

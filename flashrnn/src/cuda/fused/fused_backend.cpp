@@ -21,6 +21,7 @@
 #include "cuda/rnn/workspace.hpp"
 #include "flashrnn/rnn/tensor_shapes.hpp"
 #include "rnn/backends.hpp"
+#include "tiling/fused_compile_loop.hpp"
 #include "tiling/memo.hpp"
 
 namespace flashrnn::fused {
@@ -38,14 +39,6 @@ struct LoadedKernel {
     int groups_per_launch() const { return traits.heads_per_launch * traits.batch_blocks; }
     int blocks_per_launch() const { return groups_per_launch() * traits.row_blocks * traits.k_blocks; }
 };
-
-// The cell's exp, tanh and divisions sit on every step's critical path: the fast approximations
-// (a few ulp in fp32) are far inside the tolerances that tf32, bf16 and fp16 products already need.
-CompileOptions compile_options() {
-    CompileOptions options;
-    options.extra_options = {"--use_fast_math"};
-    return options;
-}
 
 // Why a loaded kernel cannot run as configured, and the resource it ran short of.
 struct LaunchProblem {
@@ -240,7 +233,7 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         }
         k.shared_bytes = shared_layout(k.traits, k.traits.pass == FusedPass::forward).total;
         const CompiledKernel compiled = compile_fused_kernel(
-            source, k.traits, architecture_of(limits.compute_capability()), compile_options());
+            source, k.traits, architecture_of(limits.compute_capability()), fused_compile_options());
         cudaLibrary_t library = nullptr;
         cuda::check(
             cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),

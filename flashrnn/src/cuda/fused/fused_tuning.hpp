@@ -30,8 +30,8 @@ inline int environment_integer(const char* name, int fallback, int least, int mo
     char* end = nullptr;
     const long value = std::strtol(text, &end, 10);
     if (*end != '\0' || value < least || value > most)
-        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " + std::to_string(least) +
-                         " to " + std::to_string(most));
+        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " +
+                         std::to_string(least) + " to " + std::to_string(most));
     return static_cast<int>(value);
 }
 
