@@ -15,13 +15,13 @@
 namespace flashrnn {
 
 struct FusedCompileResult {
-    FusedKernelTraits traits;      // the configuration the loop ended in (the last tried when refused)
-    int attempts = 0;              // compilations and refusals, at most kMaxFusedCompileAttempts
-    int registers_per_thread = 0;  // ptxas's report of the last compilation
-    std::int64_t local_bytes = 0;  // its local memory per thread (spills); 0 when it compiled clean
-    bool spills_relaxed = false;   // ended with spills excluding only blocks of as few registers
-    std::string refusal;           // the model's explanation when no configuration was left
-    std::string history;           // each configuration that spilled, one line each
+    FusedKernelTraits traits;     // the configuration the loop ended in (the last tried when refused)
+    int attempts = 0;             // compilations and refusals, at most kMaxFusedCompileAttempts
+    int registers_per_thread = 0; // ptxas's report of the last compilation
+    std::int64_t local_bytes = 0; // its local memory per thread (spills); 0 when it compiled clean
+    bool spills_relaxed = false;  // ended with spills excluding only blocks of as few registers
+    std::string refusal;          // the model's explanation when no configuration was left
+    std::string history;          // each configuration that spilled, one line each
     bool compiled() const { return refusal.empty() && local_bytes == 0; }
 };
 
