@@ -242,21 +242,21 @@ bool print_compiled(std::FILE* out, FusedPass pass, const DeviceLimits& limits,
                     const FusedTilingRequest& request) {
     const FusedCompileResult compiled = compile_fused_tiling(limits, request);
     const std::string architecture = "sm_" + std::to_string(limits.compute_capability());
-    const std::string passes = std::string(to_string(pass));
+    const std::string pass_name = std::string(to_string(pass));
     if (!compiled.history.empty())
-        std::fprintf(out, "fused %s kernel, configurations that spilled (%s):\n%s", passes.c_str(),
+        std::fprintf(out, "fused %s kernel, configurations that spilled (%s):\n%s", pass_name.c_str(),
                      architecture.c_str(), compiled.history.c_str());
     if (!compiled.compiled()) {
         std::fprintf(
             out,
             "fused %s kernel: no configuration compiles for %s without spilling after %d attempt(s): %s\n",
-            passes.c_str(), architecture.c_str(), compiled.attempts, compiled.refusal.c_str());
+            pass_name.c_str(), architecture.c_str(), compiled.attempts, compiled.refusal.c_str());
         return false;
     }
     std::fprintf(out,
                  "fused %s kernel compiled for %s (NVRTC, attempt %d): %d registers per thread, no spills, "
                  "%d threads per block, %d registers of R per thread%s\n",
-                 passes.c_str(), architecture.c_str(), compiled.attempts, compiled.registers_per_thread,
+                 pass_name.c_str(), architecture.c_str(), compiled.attempts, compiled.registers_per_thread,
                  compiled.traits.threads_per_block, compiled.traits.r_registers_per_thread,
                  compiled.spills_relaxed ? " (spills excluding only blocks of as few registers)" : "");
     if (compiled.attempts > 1) std::fprintf(out, "%s", describe(compiled.traits).c_str());

@@ -8,8 +8,7 @@
 namespace flashrnn::rnn {
 
 std::int64_t step_tiles_per_sm(const FusedKernelTraits& t, int sm_count) {
-    const std::int64_t blocks =
-        static_cast<std::int64_t>(t.heads_per_launch) * t.batch_blocks * t.row_blocks * t.k_blocks;
+    const std::int64_t blocks = t.blocks_per_launch();
     const std::int64_t blocks_per_sm = (blocks + sm_count - 1) / sm_count;
     return static_cast<std::int64_t>(t.row_tiles_per_block) * t.k_tiles_per_block * t.batch_tiles_per_block *
            t.batch_chunks * t.launches * blocks_per_sm;

@@ -100,19 +100,19 @@ std::string describe(const FusedKernelTraits& t) {
     text += line("product per head", s(t.rows) + (forward ? " gate rows" : " state rows") + " x " +
                                          s(t.k_length) + (forward ? " state columns" : " gate columns") +
                                          " (R" + (forward ? "" : "^T") + ")");
-    text += line(
-        "grid",
-        s(t.launches) + " launch(es) of " + s(t.heads_per_launch) + " heads x " + s(t.batch_blocks) +
-            " batch blocks x " + s(t.row_blocks) + " row blocks x " + s(t.k_blocks) + " k blocks = " +
-            s(std::int64_t(t.heads_per_launch) * t.batch_blocks * t.row_blocks * t.k_blocks) + " blocks" +
-            (!t.cooperative       ? ", independent"
-             : t.cluster_exchange ? ", a cluster of " + s(t.row_blocks) +
-                                        " blocks per group (each step's operand written into the peers' "
-                                        "shared memory)"
-             : t.tagged_exchange  ? ", cooperative (each step's operand exchanged in step-tagged words)"
-             : t.multicast_gather ? ", cooperative (each step's operand exchanged after a barrier, its "
-                                    "gather shared by clusters of row blocks)"
-                                  : ", cooperative (each step's operand exchanged after a barrier)"));
+    text +=
+        line("grid",
+             s(t.launches) + " launch(es) of " + s(t.heads_per_launch) + " heads x " + s(t.batch_blocks) +
+                 " batch blocks x " + s(t.row_blocks) + " row blocks x " + s(t.k_blocks) +
+                 " k blocks = " + s(t.blocks_per_launch()) + " blocks" +
+                 (!t.cooperative       ? ", independent"
+                  : t.cluster_exchange ? ", a cluster of " + s(t.row_blocks) +
+                                             " blocks per group (each step's operand written into the peers' "
+                                             "shared memory)"
+                  : t.tagged_exchange  ? ", cooperative (each step's operand exchanged in step-tagged words)"
+                  : t.multicast_gather ? ", cooperative (each step's operand exchanged after a barrier, its "
+                                         "gather shared by clusters of row blocks)"
+                                       : ", cooperative (each step's operand exchanged after a barrier)"));
     text += line(
         "block",
         s(t.threads_per_block) + " threads = " + s(t.row_warps) + " row warps x " + s(t.k_warps) +

@@ -750,7 +750,7 @@ FusedTilingRequest without_cluster(FusedTilingRequest request) {
 }
 
 int clusters_per_launch(const FusedKernelTraits& t) {
-    return t.heads_per_launch * t.batch_blocks * t.k_blocks;
+    return t.blocks_per_launch() / t.row_blocks;
 }
 
 std::optional<std::string> cluster_residency_problem(const FusedKernelTraits& t, int resident_clusters,

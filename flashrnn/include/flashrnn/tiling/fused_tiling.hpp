@@ -131,6 +131,11 @@ struct FusedKernelTraits {
     std::vector<std::string> compiler_options() const;
     // A canonical one-line text of every choice: equal keys mean equal kernels (the cache key).
     std::string key() const;
+
+    // One launch's grid: its groups (a head of a batch block, whose row and k blocks exchange each
+    // step) and blocks.
+    int groups_per_launch() const { return heads_per_launch * batch_blocks; }
+    int blocks_per_launch() const { return groups_per_launch() * row_blocks * k_blocks; }
 };
 
 // The resource a compiled or loaded configuration ran short of.

@@ -5,8 +5,6 @@
 #include "flashrnn/rnn/fused.hpp"
 
 #include <algorithm>
-#include <compare>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,9 +33,6 @@ struct LoadedKernel {
     cudaKernel_t kernel = nullptr;
     long long shared_bytes = 0;
     int cluster_blocks = 1; // blocks of a cluster that share the gather (traits.multicast_gather)
-
-    int groups_per_launch() const { return traits.heads_per_launch * traits.batch_blocks; }
-    int blocks_per_launch() const { return groups_per_launch() * traits.row_blocks * traits.k_blocks; }
 };
 
 // Why a loaded kernel cannot run as configured, and the resource it ran short of.
@@ -79,7 +74,7 @@ cudaLaunchAttribute cluster_attribute(int blocks) {
 cudaLaunchConfig_t launch_config(const LoadedKernel& k, LaunchAttributes& attributes, int cluster_blocks) {
     const FusedKernelTraits& t = k.traits;
     cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(k.blocks_per_launch()));
+    config.gridDim = dim3(static_cast<unsigned>(k.traits.blocks_per_launch()));
     config.blockDim = dim3(static_cast<unsigned>(t.threads_per_block));
     config.dynamicSmemBytes = static_cast<std::size_t>(k.shared_bytes);
     config.attrs = attributes.values;
@@ -117,7 +112,7 @@ int multicast_cluster_blocks(const LoadedKernel& k) {
             (void)cudaGetLastError(); // not sticky: a smaller cluster is asked next
             continue;
         }
-        if (clusters * blocks >= k.blocks_per_launch()) return blocks;
+        if (clusters * blocks >= k.traits.blocks_per_launch()) return blocks;
     }
     return 1;
 }
@@ -125,7 +120,7 @@ int multicast_cluster_blocks(const LoadedKernel& k) {
 // A cluster larger than the portable 8 blocks is allowed (where the device has it); then how many
 // clusters of the kernel are resident at once (the driver places a cluster on the SMs of one GPC),
 // against what the launch has (cluster_residency_problem, fused_tiling.cpp).
-std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, FusedCluster choice) {
+std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, FusedCluster asked) {
     const FusedKernelTraits& t = k.traits;
     if (t.row_blocks > 8)
         cuda::check(cudaFuncSetAttribute(reinterpret_cast<const void*>(k.kernel),
@@ -136,7 +131,7 @@ std::optional<LaunchProblem> cluster_problem(const LoadedKernel& k, FusedCluster
     int clusters = 0;
     cuda::check(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config),
                 "cudaOccupancyMaxActiveClusters");
-    if (const std::optional<std::string> problem = cluster_residency_problem(t, clusters, choice))
+    if (const std::optional<std::string> problem = cluster_residency_problem(t, clusters, asked))
         return LaunchProblem{*problem};
     return std::nullopt;
 }
@@ -166,11 +161,11 @@ std::optional<LaunchProblem> launch_problem(const LoadedKernel& k, const cudaFun
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (t.cluster_exchange) return cluster_problem(k, asked);
     // A cooperative launch needs every block resident at once: as many per SM as the grid asks.
-    const int needed = t.cooperative ? (k.blocks_per_launch() + limits.sm_count - 1) / limits.sm_count : 1;
+    const int needed = t.cooperative ? (t.blocks_per_launch() + limits.sm_count - 1) / limits.sm_count : 1;
     if (resident >= needed) return std::nullopt;
     const std::string text = resident < 1
                                  ? std::string("no block of it fits on an SM")
-                                 : std::to_string(k.blocks_per_launch()) + " cooperative blocks, but only " +
+                                 : std::to_string(t.blocks_per_launch()) + " cooperative blocks, but only " +
                                        std::to_string(resident * limits.sm_count) + " are resident at once";
     if (const auto short_of = shared_memory_short(k, needed))
         return LaunchProblem{text + " (" + std::to_string(k.shared_bytes) +
@@ -328,7 +323,7 @@ void launch_all(const LoadedKernel& k, Params params, unsigned long long* exchan
     for (int launch = 0; launch < t.launches * chunk_launches; ++launch) {
         params.head_offset = launch / chunk_launches * t.heads_per_launch;
         params.batch_chunk = launch % chunk_launches;
-        params.exchange = exchange + launch * k.groups_per_launch() * exchange_words_per_group(t);
+        params.exchange = exchange + launch * k.traits.groups_per_launch() * exchange_words_per_group(t);
         LaunchAttributes attributes;
         cudaLaunchConfig_t config = launch_config(k, attributes);
         config.stream = stream;
