@@ -5,6 +5,7 @@
 #include "flashrnn/tiling/scan_launch.hpp"
 #include "tiling/pointwise_launch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -40,8 +41,11 @@ std::int64_t take_positive(Options& options, const std::string& key) {
     const std::string text = take(options, key);
     std::size_t used = 0;
     long long value = 0;
+    // Digits only: std::stoll alone would also take leading white space and a sign ("\f40967").
+    const bool digits =
+        !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     try {
-        value = std::stoll(text, &used);
+        if (digits) value = std::stoll(text, &used);
     } catch (const std::exception&) {
         used = 0;
     }
