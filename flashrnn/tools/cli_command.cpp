@@ -248,7 +248,7 @@ bool print_compiled(std::FILE* out, FusedPass pass, const DeviceLimits& limits,
     const std::string architecture = "sm_" + std::to_string(limits.compute_capability());
     const std::string pass_name = std::string(to_string(pass));
     if (!compiled.history.empty())
-        std::fprintf(out, "fused %s kernel, configurations that spilled (%s):\n%s", pass_name.c_str(),
+        std::fprintf(out, "fused %s kernel, what the feedback tried (%s):\n%s", pass_name.c_str(),
                      architecture.c_str(), compiled.history.c_str());
     if (!compiled.compiled()) {
         std::fprintf(

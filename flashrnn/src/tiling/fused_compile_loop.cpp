@@ -1,8 +1,5 @@
-// The fused backend's compile loop without a GPU (fused_compile.hpp): load_kernel's loop up to the
-// driver's checks (fused_backend.cpp).
+// The fused backend's compile loop (fused_compile_loop.hpp) and its CPU end (fused_compile.hpp).
 #include "tiling/fused_compile_loop.hpp"
-
-#include "flashrnn/core/error.hpp"
 
 namespace flashrnn {
 
@@ -12,36 +9,60 @@ CompileOptions fused_compile_options() {
     return options;
 }
 
-FusedCompileResult compile_fused_tiling(const DeviceLimits& limits, FusedTilingRequest request,
-                                        const CompileOptions& options) {
+FusedCompileOutcome run_fused_compile_loop(const DeviceLimits& limits, FusedTilingRequest request,
+                                           const CompileOptions& options, const FusedCompileCheck& check) {
     const FusedTilingRequest first = request;
     const KernelSource source = fused_kernel_source(request.pass);
-    FusedCompileResult out;
-    for (out.attempts = 1; out.attempts <= kMaxFusedCompileAttempts; ++out.attempts) {
+    FusedCompileOutcome out;
+    FusedCompileResult& r = out.result;
+    // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback moves R
+    // out of registers a little at a time: large heads (GRU fp16 at 1872 on the H100) found a
+    // configuration on the 11th attempt. Every attempt is cached on disk.
+    for (r.attempts = 1; r.attempts <= kMaxFusedCompileAttempts; ++r.attempts) {
         try {
-            out.traits = choose_fused_tiling(limits, request).traits;
-        } catch (const TilingError& e) {
+            r.traits = choose_fused_tiling(limits, request).traits;
+        } catch (const TilingError& e) { // the feedback may have left none (after_refusal)
             if (const std::optional<FusedTilingRequest> next = after_refusal(first, request)) {
+                r.history += next->spills_exclude_every_block_size
+                                 ? "  - no configuration left with the multicast gather: without clusters\n"
+                                 : "  - no configuration left: spills exclude only blocks whose threads may "
+                                   "have as few registers\n";
                 request = *next;
                 continue;
             }
-            out.refusal = e.what();
+            r.refusal = e.what();
+            out.refusal = e;
             return out;
         }
         const CompiledKernel kernel =
-            compile_fused_kernel(source, out.traits, architecture_of(limits.compute_capability()), options);
-        out.registers_per_thread = kernel.registers.registers_per_thread;
-        out.local_bytes = kernel.registers.stack_frame_bytes;
-        out.spills_relaxed = !request.spills_exclude_every_block_size;
-        if (out.local_bytes == 0) return out;
-        out.history += "  - " + out.traits.key() + ": " + std::to_string(out.local_bytes) +
-                       " bytes of local memory per thread (spills) with " +
-                       std::to_string(out.registers_per_thread) + " registers\n";
-        request = after_register_shortage(request, out.traits, out.registers_per_thread, out.local_bytes);
+            compile_fused_kernel(source, r.traits, architecture_of(limits.compute_capability()), options);
+        r.registers_per_thread = kernel.registers.registers_per_thread;
+        r.local_bytes = kernel.registers.stack_frame_bytes;
+        r.spills_relaxed = !request.spills_exclude_every_block_size;
+        const std::optional<FusedCompileFeedback> feedback = check(r.traits, kernel, request);
+        if (!feedback) return out;
+        r.history += "  - " + r.traits.key() + ": " + feedback->problem + "\n";
+        request = feedback->next;
     }
-    out.attempts = kMaxFusedCompileAttempts;
-    out.refusal = "still spilling after " + std::to_string(kMaxFusedCompileAttempts) + " attempts";
+    r.attempts = kMaxFusedCompileAttempts;
+    r.refusal = "no configuration left after " + std::to_string(kMaxFusedCompileAttempts) + " attempts";
     return out;
+}
+
+FusedCompileResult compile_fused_tiling(const DeviceLimits& limits, FusedTilingRequest request,
+                                        const CompileOptions& options) {
+    // Without a GPU a configuration runs when ptxas compiled it without spills.
+    const auto spills = [](const FusedKernelTraits& traits, const CompiledKernel& kernel,
+                           const FusedTilingRequest& solved) -> std::optional<FusedCompileFeedback> {
+        const int registers = kernel.registers.registers_per_thread;
+        const std::int64_t local_bytes = kernel.registers.stack_frame_bytes;
+        if (local_bytes == 0) return std::nullopt;
+        return FusedCompileFeedback{std::to_string(local_bytes) +
+                                        " bytes of local memory per thread (spills) with " +
+                                        std::to_string(registers) + " registers",
+                                    after_register_shortage(solved, traits, registers, local_bytes)};
+    };
+    return run_fused_compile_loop(limits, std::move(request), options, spills).result;
 }
 
 FusedCompileResult compile_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {

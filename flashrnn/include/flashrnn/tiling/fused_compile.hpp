@@ -21,7 +21,7 @@ struct FusedCompileResult {
     std::int64_t local_bytes = 0; // its local memory per thread (spills); 0 when it compiled clean
     bool spills_relaxed = false;  // ended with spills excluding only blocks of as few registers
     std::string refusal;          // the model's explanation when no configuration was left
-    std::string history;          // each configuration that spilled, one line each
+    std::string history;          // what the feedback tried: each configuration that spilled, a line each
     bool compiled() const { return refusal.empty() && local_bytes == 0; }
 };
 

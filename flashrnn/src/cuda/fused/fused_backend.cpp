@@ -195,7 +195,8 @@ std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cuda
 }
 
 // Solves, compiles and loads; a configuration that spills or cannot launch goes back to the model
-// as feedback on the resource it ran short of (the paper's Fig. 5) and the model is solved again.
+// as feedback on the resource it ran short of (the paper's Fig. 5) and the model is solved again
+// (run_fused_compile_loop, the loop of `flashrnn tune --compile yes` with the driver's checks here).
 LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass,
                          const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
@@ -204,31 +205,12 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
     request.max_blocks_per_head = tuning.max_blocks_per_head;
     request.cluster = tuning.cluster;
     request.direct_r_load = tuning.direct_r_load;
-    const FusedTilingRequest first = request;
-    const KernelSource source = fused_kernel_source(pass);
-    std::string history;
-    // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback
-    // moves R out of registers a little at a time: large heads (GRU fp16 at 1872 on the H100)
-    // found a configuration on the 11th attempt. Every attempt is cached on disk.
-    constexpr int kAttempts = kMaxFusedCompileAttempts;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    LoadedKernel loaded;
+    const auto runs = [&](const FusedKernelTraits& traits, const CompiledKernel& compiled,
+                          const FusedTilingRequest& solved) -> std::optional<FusedCompileFeedback> {
         LoadedKernel k;
-        try {
-            k.traits = choose_fused_tiling(limits, request).traits;
-        } catch (const TilingError&) { // the feedback may have left none (after_refusal)
-            const std::optional<FusedTilingRequest> next = after_refusal(first, request);
-            if (!next) throw;
-            history +=
-                next->spills_exclude_every_block_size
-                    ? "\n  - no configuration left with the multicast gather: without clusters"
-                    : "\n  - no configuration left: spills exclude only blocks whose threads may have as "
-                      "few registers";
-            request = *next;
-            continue;
-        }
+        k.traits = traits;
         k.shared_bytes = shared_layout(k.traits, k.traits.pass == FusedPass::forward).total;
-        const CompiledKernel compiled = compile_fused_kernel(
-            source, k.traits, architecture_of(limits.compute_capability()), fused_compile_options());
         cudaLibrary_t library = nullptr;
         cuda::check(
             cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
@@ -239,23 +221,33 @@ LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPas
         cuda::check(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k.kernel)),
                     "cudaFuncGetAttributes");
         std::optional<LaunchProblem> problem = set_shared_memory(k, attributes, limits);
-        if (!problem) problem = launch_problem(k, attributes, limits, request.cluster);
+        if (!problem) problem = launch_problem(k, attributes, limits, solved.cluster);
         if (!problem) { // the library stays loaded: kernels are cached for the process
             if (k.traits.multicast_gather) k.cluster_blocks = multicast_cluster_blocks(k);
-            return k;
+            loaded = k;
+            return std::nullopt;
         }
-        history += "\n  - " + k.traits.key() + ": " + problem->text;
         const std::int64_t local_bytes = static_cast<std::int64_t>(attributes.localSizeBytes);
         cudaLibraryUnload(library);
-        if (problem->resource == FusedResource::shared_memory) { // less shared memory per block
-            request = with_feedback(request, shared_memory_feedback(k.traits, problem->shared_memory_bytes));
-            continue;
-        }
+        if (problem->resource == FusedResource::shared_memory) // less shared memory per block
+            return FusedCompileFeedback{
+                problem->text,
+                with_feedback(solved, shared_memory_feedback(k.traits, problem->shared_memory_bytes))};
         // Registers (or a cluster that does not fit): after_register_shortage says what to ask next.
-        request = after_register_shortage(request, k.traits, attributes.numRegs, local_bytes);
+        return FusedCompileFeedback{
+            problem->text, after_register_shortage(solved, k.traits, attributes.numRegs, local_bytes)};
+    };
+    const FusedCompileOutcome outcome =
+        run_fused_compile_loop(limits, request, fused_compile_options(), runs);
+    if (outcome.refusal) throw *outcome.refusal;
+    if (!loaded.kernel) {
+        std::string history = outcome.result.history;
+        if (!history.empty()) history.pop_back(); // the last line's newline
+        throw TilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
+                          " kernel could run after " + std::to_string(outcome.result.attempts) +
+                          " attempts:\n" + history);
     }
-    throw TilingError("flashrnn::fused: no configuration of the " + std::string(to_string(pass)) +
-                      " kernel could run after " + std::to_string(kAttempts) + " attempts:" + history);
+    return loaded;
 }
 
 LoadedKernel kernel_for(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass) {
