@@ -301,6 +301,28 @@ TEST_CASE("fused tiling: a batch of millions of rows is solved in a few hundred 
     }
 }
 
+TEST_CASE("fused tiling: a head in one block at a batch of many rows is one at a smaller batch") {
+    // What the model's shortcut assumes (one_block_head, fused_tiling.cpp): above (mma_n - 1) x SMs
+    // rows, where narrow blocks cannot cover the batch, a head that one block holds at some batch is
+    // held at any smaller batch also above that: refusing it at the smaller batch removes no solution.
+    for (std::string_view name : {"h100_sxm", "l4"}) {
+        const DeviceLimits limits = preset(name);
+        const int smaller = 7 * limits.sm_count + 1;
+        for (Cell cell : all_cells)
+            for (DType dtype : {DType::bf16, DType::fp32})
+                for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+                    for (int head_dim : {64, 156, 300})
+                        for (int batch : {smaller + 1, 3001, 100000}) {
+                            FusedTilingRequest r = request_of(pass, cell, dtype, 1, head_dim, batch);
+                            r.max_blocks_per_head = 1;
+                            if (!fused_tiling_exists(limits, r)) continue;
+                            INFO(grid_point(name, pass, cell, dtype, 1, head_dim) << " B " << batch);
+                            r.batch = smaller;
+                            CHECK(fused_tiling_exists(limits, r));
+                        }
+    }
+}
+
 TEST_CASE("fused tiling: narrow batch blocks fill the SMs where whole tiles leave them idle") {
     const DeviceLimits h100 = preset("h100");
     const auto traits = [&](FusedPass pass, int heads, int head_dim, int batch) {

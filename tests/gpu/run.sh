@@ -15,7 +15,8 @@
 # (about 2.5 min; the wheel in BIN/wheels, built for the GPU machine's Python, e.g. with Python 3.12:
 # `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
 # --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90`; the tree's Python files are laid over
-# it), "bench" the LSTM benchmarks.
+# it), "bench" the LSTM benchmarks, "largest-heads" (not in the default) the fused backend at the
+# largest heads that compile (docs/kernels.md).
 # Exit status: non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,6 +72,16 @@ for backend in alternating fused; do # the kernels of each backend on a small su
     "$BIN/flashrnn_gpu_tests" \
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
   [ "$racecheck" = 1 ] && step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
+done
+fi
+if part largest-heads; then
+# The compiled entries of docs/kernels.md's largest-head table ("Which of these entries compile and
+# which ran"), one head, B 16, forward and backward against the float64 reference.
+for entry in lstm:bf16:2112 lstm:fp16:2112 lstm:fp32:1088 gru:bf16:2112 gru:fp16:2112 gru:fp32:1408 \
+             slstm:bf16:2112 slstm:fp16:2112 slstm:fp32:1088 elman:bf16:4224 elman:fp16:4224; do
+  IFS=: read -r cell dtype head_dim <<<"$entry"
+  step "largest-$cell-$dtype-$head_dim" "$BIN/flashrnn" run --backend fused --cell "$cell" --heads 1 \
+    --head-dim "$head_dim" --batch 16 --steps 64 --dtype "$dtype"
 done
 fi
 if part scan; then # tests/gpu/scan.sh expects a build folder's layout

@@ -75,6 +75,9 @@ struct RegisterCosts {
     int chunks_in_step = 0;
 };
 
+// The forward's chunks of more than this many batch rows keep more registers live (register_costs_of).
+constexpr int kBatchOfMoreForwardRegisters = 32;
+
 RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_bytes, int warp_size,
                                 const CellInfo& cell, FusedPass pass, int batch) {
     const int lane_bytes = warp_size * kRegisterBytes;
@@ -83,7 +86,7 @@ RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_byt
             mma_m * mma_n * 4 / lane_bytes,
             mma_k * mma_n * element_bytes / lane_bytes,
             forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states,
-            forward && batch > 32 ? 9 : 0,
+            forward && batch > kBatchOfMoreForwardRegisters ? 9 : 0,
             32};
 }
 
@@ -137,6 +140,7 @@ struct Problem {
     RegisterCosts registers;
     int overhead_registers = 0;
     bool head_fits_one_block = false; // some configuration holds a head in one block (long_step_on_idle_sms)
+    bool head_must_split = false;     // proved: no configuration holds a head in one block
 };
 
 Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request) {
@@ -443,6 +447,12 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     const Expr block_step_tiles = v.row_tiles_per_block * v.k_tiles_per_block * v.batch_tiles_per_block;
     // Only where a head fits one block: a head that must be split keeps the split measured best (wide
     // blocks), which a shorter step would otherwise trade for narrow ones.
+    // Redundant, for the search: where no configuration holds a head in one block (proved by the model
+    // solved with one block per head), the grid's bound on cooperative launches applies at once, so
+    // that a range of batch chunks that cannot fit fails without a search of the one-block splits (L4,
+    // sLSTM bf16, NH 1000, DH 156, B 1512997: 13784 nodes without it, 219 with it).
+    if (p.head_must_split)
+        m.add(v.cooperative == 1, "a head does not fit one block (no configuration with one block per head)");
     if (p.head_fits_one_block)
         m.add((v.long_step_on_idle_sms == 1) | (block_step_tiles <= kLongStepTiles) |
                   (v.grid_blocks >= limits.sm_count),
@@ -671,12 +681,31 @@ std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r
            str(r.batch) + " on " + limits.name;
 }
 
-// Whether some configuration holds a head in one block: the model solved with one block per head.
-bool head_fits_one_block(const DeviceLimits& limits, Problem p) {
-    p.request.max_blocks_per_head = 1;
-    p.head_fits_one_block = false;
-    const constrint::Status status = constrint::solve(build_model(limits, p).model, solve_options()).status;
-    return status != constrint::Status::Unsatisfiable && status != constrint::Status::Unknown;
+// Whether some configuration holds a head in one block: the model solved with one block per head
+// (unknown when the solver stopped at a limit).
+enum class OneBlockHead { fits, cannot, unknown };
+OneBlockHead one_block_head_at(const DeviceLimits& limits, FusedTilingRequest request) {
+    request.max_blocks_per_head = 1;
+    const constrint::Status status =
+        constrint::solve(build_model(limits, problem_of(limits, request)).model, solve_options()).status;
+    if (status == constrint::Status::Unsatisfiable) return OneBlockHead::cannot;
+    return status == constrint::Status::Unknown ? OneBlockHead::unknown : OneBlockHead::fits;
+}
+
+// A block that holds a head at some batch in whole tiles holds it at a smaller batch (fewer tiles per
+// block and chunk). Above mma_n - 1 rows per SM narrow blocks (fewer rows than a tile, at most one
+// block per SM) cannot cover the batch, so a batch above that holds a head in one block only where such a
+// smaller batch, also above it, does: a head that no block holds there is refused at once, without a
+// search over the chunks of the whole batch (L4, sLSTM bf16, NH 1000, DH 156, B 1512997: 10184 nodes,
+// 2.2 s, to prove it at the whole batch). The forward's registers are the same above
+// kBatchOfMoreForwardRegisters rows, which the smaller batch is too.
+OneBlockHead one_block_head(const DeviceLimits& limits, const FusedTilingRequest& request) {
+    const int narrow_rows = problem_of(limits, request).mma.n - 1; // the most rows of a narrow block
+    FusedTilingRequest smaller = request;
+    smaller.batch = std::max(kBatchOfMoreForwardRegisters, narrow_rows * limits.sm_count) + 1;
+    if (smaller.batch < request.batch && one_block_head_at(limits, smaller) == OneBlockHead::cannot)
+        return OneBlockHead::cannot;
+    return one_block_head_at(limits, request);
 }
 
 } // namespace
@@ -699,7 +728,11 @@ FusedTilingRequest fused_tiling_request(FusedPass pass, Cell cell, DType dtype, 
 FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     Problem p = problem_of(limits, request);
-    p.head_fits_one_block = request.max_blocks_per_head != 1 && head_fits_one_block(limits, p);
+    if (request.max_blocks_per_head != 1) {
+        const OneBlockHead one_block = one_block_head(limits, request);
+        p.head_fits_one_block = one_block == OneBlockHead::fits;
+        p.head_must_split = one_block == OneBlockHead::cannot;
+    }
     const BuiltModel built = build_model(limits, p);
     const auto no_configuration = [&] {
         return "fused tiling: no configuration for the " + request_text(limits, request);
