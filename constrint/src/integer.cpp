@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 
 namespace constrint {
@@ -18,13 +19,39 @@ int compare_any(const Integer& a, const Integer& b) {
     return a.compare(b);
 }
 
+namespace {
+
+// The value of an integer of one limb below 2^63 in magnitude, where it is one: the divisions below
+// then take the machine's. Measured: boost's division (two per call, quotient and remainder) was
+// about a fifth of the fused tiling model's search (perf, `flashrnn tune --backend fused`).
+std::optional<std::int64_t> machine_value(const Integer& a) {
+    const auto& x = a.backend();
+    if (x.size() != 1) return std::nullopt;
+    const auto magnitude = x.limbs()[0];
+    if (magnitude > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+    const auto value = static_cast<std::int64_t>(magnitude);
+    return x.sign() ? -value : value;
+}
+
+} // namespace
+
 Integer floor_div(const Integer& a, const Integer& b) {
+    if (const auto x = machine_value(a), y = machine_value(b); x && y) {
+        std::int64_t q = *x / *y; // no overflow: |x| < 2^63
+        if (*x % *y != 0 && ((*x < 0) != (*y < 0))) --q;
+        return q;
+    }
     Integer q = a / b; // truncates towards zero
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
 
 Integer ceil_div(const Integer& a, const Integer& b) {
+    if (const auto x = machine_value(a), y = machine_value(b); x && y) {
+        std::int64_t q = *x / *y;
+        if (*x % *y != 0 && ((*x < 0) == (*y < 0))) ++q;
+        return q;
+    }
     Integer q = a / b;
     if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
     return q;

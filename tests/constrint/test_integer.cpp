@@ -103,6 +103,42 @@ TEST_CASE("integer: floor_div, ceil_div and floor_mod on every sign combination 
     CHECK(checked == 41 * 40);
 }
 
+TEST_CASE("integer: floor_div and ceil_div across 2^63 and 2^64 (machine division and boost's)") {
+    // Values of one limb below 2^63 take the machine's division, the others boost's: every pair of
+    // a grid around both boundaries, each sign, against the definitions in exact arithmetic.
+    const Integer two63 = Integer(1) << 63, two64 = Integer(1) << 64;
+    std::vector<Integer> magnitudes;
+    for (const Integer& edge : {two63, two64, Integer(1) << 127})
+        for (int d = -2; d <= 2; ++d)
+            magnitudes.push_back(edge + d);
+    for (long long small : {1, 2, 3, 7, 1000000007})
+        magnitudes.push_back(small);
+    magnitudes.push_back(0);
+    std::vector<Integer> values;
+    for (const Integer& m : magnitudes) {
+        values.push_back(m);
+        values.push_back(-m);
+    }
+    int checked = 0;
+    for (const Integer& a : values)
+        for (const Integer& b : values) {
+            if (b == 0) continue;
+            CAPTURE(a);
+            CAPTURE(b);
+            const Integer q = constrint::floor_div(a, b), c = constrint::ceil_div(a, b);
+            const Integer below = a - q * b,
+                          above = a - c * b; // floor's remainder has b's sign, ceil's the other
+            const Integer size = b < 0 ? Integer(-b) : b;
+            CHECK((below == 0 || ((below < 0) == (b < 0))));
+            CHECK((above == 0 || ((above < 0) != (b < 0))));
+            CHECK((below < 0 ? Integer(-below) : below) < size);
+            CHECK((above < 0 ? Integer(-above) : above) < size);
+            CHECK(c - q == (below == 0 ? 0 : 1));
+            ++checked;
+        }
+    CHECK(checked == static_cast<int>(values.size() * (values.size() - 2)));
+}
+
 TEST_CASE("integer: floor_div, ceil_div and floor_mod beyond 2^64 satisfy their defining inequalities") {
     const Integer big = two_to(100) + 12345;
     const std::vector<Integer> numerators{
