@@ -104,8 +104,8 @@ TEST_CASE("integer: floor_div, ceil_div and floor_mod on every sign combination 
 }
 
 TEST_CASE("integer: floor_div and ceil_div across 2^63 and 2^64 (machine division and boost's)") {
-    // Values of one limb below 2^63 take the machine's division, the others boost's: every pair of
-    // a grid around both boundaries, each sign, against the definitions in exact arithmetic.
+    // Values in [-2^63, 2^63) take the machine's division (but -2^63 / -1), the others boost's: every
+    // pair of a grid around both boundaries, each sign, against the definitions in exact arithmetic.
     const Integer two63 = Integer(1) << 63, two64 = Integer(1) << 64;
     std::vector<Integer> magnitudes;
     for (const Integer& edge : {two63, two64, Integer(1) << 127})
