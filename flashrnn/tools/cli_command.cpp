@@ -6,6 +6,7 @@
 #include "tiling/pointwise_launch.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <map>
 
@@ -39,17 +40,11 @@ std::string take(Options& options, const std::string& key, const char* fallback 
 
 std::int64_t take_positive(Options& options, const std::string& key) {
     const std::string text = take(options, key);
-    std::size_t used = 0;
-    long long value = 0;
-    // Digits only: std::stoll alone would also take leading white space and a sign ("\f40967").
-    const bool digits =
-        !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    try {
-        if (digits) value = std::stoll(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || value <= 0)
+    // std::from_chars takes no white space and no '+' (std::stoll took "\f40967" as 40967).
+    std::int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc() || stop != end || value <= 0)
         throw UsageError("--" + key + " must be a positive integer, got '" + text + "'");
     return value;
 }

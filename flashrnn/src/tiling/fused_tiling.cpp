@@ -78,6 +78,8 @@ struct RegisterCosts {
 // The forward's chunks of more than this many batch rows keep more registers live (register_costs_of).
 constexpr int kBatchOfMoreForwardRegisters = 32;
 
+enum class OneBlockHead { fits, cannot, unknown };
+
 RegisterCosts register_costs_of(int mma_m, int mma_n, int mma_k, int element_bytes, int warp_size,
                                 const CellInfo& cell, FusedPass pass, int batch) {
     const int lane_bytes = warp_size * kRegisterBytes;
@@ -139,8 +141,9 @@ struct Problem {
     int max_warps = 0;
     RegisterCosts registers;
     int overhead_registers = 0;
-    bool head_fits_one_block = false; // some configuration holds a head in one block (long_step_on_idle_sms)
-    bool head_must_split = false;     // proved: no configuration holds a head in one block
+    // Whether some configuration holds a head in one block (one_block_head; unknown when not asked or
+    // when the solver stopped at a limit): the long step on idle SMs, and a split known to the search.
+    OneBlockHead one_block = OneBlockHead::unknown;
 };
 
 Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request) {
@@ -451,9 +454,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // solved with one block per head), the grid's bound on cooperative launches applies at once, so
     // that a range of batch chunks that cannot fit fails without a search of the one-block splits (L4,
     // sLSTM bf16, NH 1000, DH 156, B 1512997: 13784 nodes without it, 219 with it).
-    if (p.head_must_split)
+    if (p.one_block == OneBlockHead::cannot)
         m.add(v.cooperative == 1, "a head does not fit one block (no configuration with one block per head)");
-    if (p.head_fits_one_block)
+    if (p.one_block == OneBlockHead::fits)
         m.add((v.long_step_on_idle_sms == 1) | (block_step_tiles <= kLongStepTiles) |
                   (v.grid_blocks >= limits.sm_count),
               "a long step on idle SMs: more than " + str(kLongStepTiles) +
@@ -683,7 +686,6 @@ std::string request_text(const DeviceLimits& limits, const FusedTilingRequest& r
 
 // Whether some configuration holds a head in one block: the model solved with one block per head
 // (unknown when the solver stopped at a limit).
-enum class OneBlockHead { fits, cannot, unknown };
 OneBlockHead one_block_head_at(const DeviceLimits& limits, FusedTilingRequest request) {
     request.max_blocks_per_head = 1;
     const constrint::Status status =
@@ -699,13 +701,13 @@ OneBlockHead one_block_head_at(const DeviceLimits& limits, FusedTilingRequest re
 // search over the chunks of the whole batch (L4, sLSTM bf16, NH 1000, DH 156, B 1512997: 10184 nodes,
 // 2.2 s, to prove it at the whole batch). The forward's registers are the same above
 // kBatchOfMoreForwardRegisters rows, which the smaller batch is too.
-OneBlockHead one_block_head(const DeviceLimits& limits, const FusedTilingRequest& request) {
-    const int narrow_rows = problem_of(limits, request).mma.n - 1; // the most rows of a narrow block
-    FusedTilingRequest smaller = request;
+OneBlockHead one_block_head(const DeviceLimits& limits, const Problem& p) {
+    const int narrow_rows = p.mma.n - 1; // the most rows of a narrow block
+    FusedTilingRequest smaller = p.request;
     smaller.batch = std::max(kBatchOfMoreForwardRegisters, narrow_rows * limits.sm_count) + 1;
-    if (smaller.batch < request.batch && one_block_head_at(limits, smaller) == OneBlockHead::cannot)
+    if (smaller.batch < p.request.batch && one_block_head_at(limits, smaller) == OneBlockHead::cannot)
         return OneBlockHead::cannot;
-    return one_block_head_at(limits, request);
+    return one_block_head_at(limits, p.request);
 }
 
 } // namespace
@@ -728,21 +730,24 @@ FusedTilingRequest fused_tiling_request(FusedPass pass, Cell cell, DType dtype, 
 FusedTilingResult choose_fused_tiling(const DeviceLimits& limits, const FusedTilingRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     Problem p = problem_of(limits, request);
-    if (request.max_blocks_per_head != 1) {
-        const OneBlockHead one_block = one_block_head(limits, request);
-        p.head_fits_one_block = one_block == OneBlockHead::fits;
-        p.head_must_split = one_block == OneBlockHead::cannot;
-    }
+    if (request.max_blocks_per_head != 1) p.one_block = one_block_head(limits, p);
     const BuiltModel built = build_model(limits, p);
     const auto no_configuration = [&] {
         return "fused tiling: no configuration for the " + request_text(limits, request);
     };
-    const tiling::SolvedModel solved =
-        tiling::solve_or_explain(built.model, solve_options(), explain_options(), no_configuration);
+    constrint::Result result = constrint::solve(built.model, solve_options());
+    if (result.solutions.empty()) {
+        // Explained without the split the search was told of (one_block_head): a refusal names the
+        // physical limits that split the head, not that it is split.
+        Problem explained = p;
+        if (explained.one_block == OneBlockHead::cannot) explained.one_block = OneBlockHead::unknown;
+        throw tiling::tiling_error_of(build_model(limits, explained).model, result, no_configuration(),
+                                      explain_options());
+    }
     FusedTilingResult out;
-    out.traits = traits_of(limits, p, built.v, solved.solution);
+    out.traits = traits_of(limits, p, built.v, result.solutions.back());
     out.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out.search_nodes = solved.stats.nodes;
+    out.search_nodes = result.stats.nodes;
     return out;
 }
 
