@@ -1,5 +1,6 @@
 #include "cli_command.hpp"
 
+#include "cuda/fused/fused_tuning.hpp"
 #include "flashrnn/tiling/fused_compile.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
 #include "flashrnn/tiling/scan_launch.hpp"
@@ -286,11 +287,14 @@ int run_tune(const TuneCommand& command, std::FILE* out) {
     if (command.backend == rnn::Backend::fused) {
         int status = 0;
         for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
-            const FusedTilingRequest request = fused_tiling_request(pass, command.cell, command.dtype,
-                                                                    {.time_steps = 1,
-                                                                     .batch = command.batch,
-                                                                     .heads = command.heads,
-                                                                     .head_dim = command.head_dim});
+            // Limited by the environment's FLASHRNN_FUSED_* as the backend is (fused_tuning.hpp).
+            const FusedTilingRequest request =
+                fused::limited(fused_tiling_request(pass, command.cell, command.dtype,
+                                                    {.time_steps = 1,
+                                                     .batch = command.batch,
+                                                     .heads = command.heads,
+                                                     .head_dim = command.head_dim}),
+                               fused::tiling_limits());
             const FusedTilingResult result = choose_fused_tiling(limits, request);
             std::fprintf(out, "fused %s kernel (solved in %.2f ms, %llu search nodes): %s",
                          std::string(to_string(pass)).c_str(), result.solve_seconds * 1e3,

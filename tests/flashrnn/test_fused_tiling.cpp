@@ -579,7 +579,37 @@ TEST_CASE("fused tiling: impossible sizes explain which limit fails, with number
         CHECK_THROWS_WITH_AS(
             choose_fused_tiling(turing, request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 64, 1)),
             doctest::Contains("has no mma.sync for bf16"), UnsupportedError);
+        FusedTilingRequest negative = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 64, 1);
+        negative.max_row_warps = -1;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h100, negative),
+                             doctest::Contains("max_row_warps -1 is negative"), ShapeError);
     }
+}
+
+TEST_CASE("fused tiling: at most max_row_warps row warps, the block's other warps along k") {
+    // (1, 768) at B 256, the shape whose 8 row warps each read the whole operand from shared memory
+    // every step; and (12, 64) at B 16. The model's first answer has more row warps than each limit.
+    const DeviceLimits h100 = preset("h100");
+    for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
+        for (const auto& [heads, head_dim, batch] : {std::tuple{1, 768, 256}, std::tuple{12, 64, 16}}) {
+            FusedTilingRequest r = request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, batch);
+            const FusedKernelTraits free = choose_fused_tiling(h100, r).traits;
+            for (int most : {1, 2, 4}) {
+                INFO(to_string(pass) << " (" << heads << ", " << head_dim << ") B " << batch << ", at most "
+                                     << most << " row warps (" << free.row_warps << " unlimited)");
+                r.max_row_warps = most;
+                const FusedKernelTraits t = choose_fused_tiling(h100, r).traits;
+                CHECK(t.row_warps <= most);
+                CHECK(t.row_warps * t.k_warps * t.warp_size == t.threads_per_block);
+                if (free.row_warps <= most) CHECK(t == free); // a limit that binds nothing changes nothing
+            }
+        }
+    FusedTilingRequest r = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 256);
+    CHECK(choose_fused_tiling(h100, r).traits.row_warps == 8);
+    r.max_row_warps = 2;
+    const FusedKernelTraits two = choose_fused_tiling(h100, r).traits;
+    CHECK(two.row_warps == 2);
+    CHECK(two.k_warps >= 2);
 }
 
 TEST_CASE(

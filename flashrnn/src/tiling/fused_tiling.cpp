@@ -157,6 +157,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     if (request.max_blocks_per_head < 0)
         throw ShapeError("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
                          " is negative (0: no limit)");
+    if (request.max_row_warps < 0)
+        throw ShapeError("fused tiling: max_row_warps " + str(request.max_row_warps) +
+                         " is negative (0: no limit)");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
@@ -339,6 +342,9 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // Warps: row_warps x k_warps, none without a tile; each loops over its patch of R tiles.
     m.add(v.warps == v.row_warps * v.k_warps, "warps = row warps x k warps");
     m.add(v.row_warps <= v.row_tiles_per_block, "no row warp without a row tile");
+    if (r.max_row_warps > 0)
+        m.add(v.row_warps <= r.max_row_warps,
+              "at most " + str(r.max_row_warps) + " row warps per block (max_row_warps)");
     m.add(v.k_warps <= v.k_tiles_per_block, "no k warp without a k tile");
     ceil_split(m, v.row_tiles_per_block, v.row_warps, v.row_tiles_per_warp, "row tiles over row warps");
     ceil_split(m, v.k_tiles_per_block, v.k_warps, v.k_tiles_per_warp, "k tiles over k warps");

@@ -175,6 +175,11 @@ struct FusedTilingRequest {
     // At most this many blocks share one head (0: no limit beyond the SM count). Fewer, larger
     // blocks trade product time for less traffic in the step exchange.
     int max_blocks_per_head = 0;
+    // At most this many row warps per block (0: no limit): the others of its warps split the
+    // accumulated dimension (k warps). Each row warp reads the block's whole operand from shared memory
+    // every step, a k warp only its k tiles, at the cost of summing the k warps' partial products in
+    // shared memory; the model prefers row warps, so this is for measuring the trade (docs/kernels.md).
+    int max_row_warps = 0;
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;

@@ -200,11 +200,7 @@ std::optional<LaunchProblem> set_shared_memory(const LoadedKernel& k, const cuda
 LoadedKernel load_kernel(Cell cell, const ProblemShape& p, DType dtype, FusedPass pass,
                          const TilingLimits& tuning) {
     const DeviceLimits& limits = cuda::limits_of_current_device();
-    FusedTilingRequest request = fused_tiling_request(pass, cell, dtype, p);
-    request.max_threads_per_block = tuning.max_threads_per_block;
-    request.max_blocks_per_head = tuning.max_blocks_per_head;
-    request.cluster = tuning.cluster;
-    request.direct_r_load = tuning.direct_r_load;
+    FusedTilingRequest request = limited(fused_tiling_request(pass, cell, dtype, p), tuning);
     LoadedKernel loaded;
     const auto runs = [&](const FusedKernelTraits& traits, const CompiledKernel& compiled,
                           const FusedTilingRequest& solved) -> std::optional<FusedCompileFeedback> {

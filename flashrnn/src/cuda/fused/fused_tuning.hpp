@@ -1,6 +1,7 @@
 // The user's limits on the fused backend's tiling, read from the environment at each kernel lookup
 // (docs/kernels.md, "Tuning the fused kernels"): FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK,
-// FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD, FLASHRNN_FUSED_CLUSTER and FLASHRNN_FUSED_DIRECT_R_LOAD. Private
+// FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD, FLASHRNN_FUSED_MAX_ROW_WARPS, FLASHRNN_FUSED_CLUSTER and
+// FLASHRNN_FUSED_DIRECT_R_LOAD. Private
 // to the library (src/) and free of CUDA, so that the CPU tests check the parsing
 // (tests/flashrnn/test_fused_tuning.cpp).
 #pragma once
@@ -17,6 +18,7 @@ namespace flashrnn::fused {
 struct TilingLimits {
     int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
     int max_blocks_per_head = 0; // 0: no limit
+    int max_row_warps = 0;       // 0: no limit
     FusedCluster cluster = FusedCluster::automatic;
     bool direct_r_load = FusedTilingRequest{}.direct_r_load; // 0: R loaded element by element
     auto operator<=>(const TilingLimits&) const = default;
@@ -49,9 +51,20 @@ inline TilingLimits tiling_limits() {
     l.max_threads_per_block =
         environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32, 1024);
     l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0, 1 << 20);
+    l.max_row_warps = environment_integer("FLASHRNN_FUSED_MAX_ROW_WARPS", 0, 0, 32);
     l.cluster = cluster_choice();
     l.direct_r_load = environment_integer("FLASHRNN_FUSED_DIRECT_R_LOAD", l.direct_r_load ? 1 : 0, 0, 1) == 1;
     return l;
+}
+
+// The request limited as the user asked (the backend's load_kernel, `flashrnn tune --backend fused`).
+inline FusedTilingRequest limited(FusedTilingRequest request, const TilingLimits& tuning) {
+    request.max_threads_per_block = tuning.max_threads_per_block;
+    request.max_blocks_per_head = tuning.max_blocks_per_head;
+    request.max_row_warps = tuning.max_row_warps;
+    request.cluster = tuning.cluster;
+    request.direct_r_load = tuning.direct_r_load;
+    return request;
 }
 
 } // namespace flashrnn::fused
