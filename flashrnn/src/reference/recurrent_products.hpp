@@ -2,11 +2,16 @@
 //   forward    Y[b, k, h, :]  = R[k, h] @ s0[b, h, :]
 //   backward   dR[k, h]      += dY[:, k, h, :]^T @ s0[:, h, :]
 //              dS0[b, h, :]   = sum_k R[k, h]^T @ dY[b, k, h, :]
-// s0 is one time slice [B, NH, DH] of the state sequence; Y and dY are [B, G_rec, NH, DH].
+// s0 is one time slice [B, NH, DH] of the state sequence; Y and dY are [B, G_rec, NH, DH]. Large
+// products run in parallel over the machine's cores (parallel_tasks.hpp).
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
+#include <utility>
+
+#include "parallel_tasks.hpp"
 
 namespace flashrnn::reference::detail {
 
@@ -49,26 +54,47 @@ struct RecurrentProducts {
                 Eigen::OuterStride<>(head_dim)};
     }
 
+    // Each product in tasks of kTaskColumns output columns (parallel_tasks.hpp): forward and
+    // backward_to_state split their outputs' state or gate units, the weight gradient its rows of R.
+    double flops() const { return 2.0 * double(batch) * recurrent_gates * heads * head_dim * head_dim; }
+
     void forward(const double* weights, const double* s0, double* y) const {
-        for (std::int64_t k = 0; k < recurrent_gates; ++k)
-            for (std::int64_t h = 0; h < heads; ++h)
-                gate_head(y, k, h).noalias() = state_head(s0, h) * weight_block(weights, k, h).transpose();
+        const std::int64_t parts = column_tasks(head_dim);
+        run_tasks(recurrent_gates * heads * parts, flops(), [&](std::int64_t task) {
+            const std::int64_t k = task / (heads * parts), h = task / parts % heads;
+            const auto [first, count] = columns_of(task % parts);
+            gate_head(y, k, h).middleCols(first, count).noalias() =
+                state_head(s0, h) * weight_block(weights, k, h).middleRows(first, count).transpose();
+        });
     }
 
     void accumulate_weight_gradient(const double* dy, const double* s0, double* d_weights) const {
-        for (std::int64_t k = 0; k < recurrent_gates; ++k)
-            for (std::int64_t h = 0; h < heads; ++h)
-                weight_block(d_weights, k, h).noalias() +=
-                    gate_head(dy, k, h).transpose() * state_head(s0, h);
+        const std::int64_t parts = column_tasks(head_dim);
+        run_tasks(recurrent_gates * heads * parts, flops(), [&](std::int64_t task) {
+            const std::int64_t k = task / (heads * parts), h = task / parts % heads;
+            const auto [first, count] = columns_of(task % parts);
+            weight_block(d_weights, k, h).middleRows(first, count).noalias() +=
+                gate_head(dy, k, h).middleCols(first, count).transpose() * state_head(s0, h);
+        });
     }
 
     void backward_to_state(const double* weights, const double* dy, double* ds0) const {
-        for (std::int64_t h = 0; h < heads; ++h) {
-            Strided out = state_head(ds0, h);
+        const std::int64_t parts = column_tasks(head_dim);
+        run_tasks(heads * parts, flops(), [&](std::int64_t task) {
+            const std::int64_t h = task / parts;
+            const auto [first, count] = columns_of(task % parts);
+            auto out = state_head(ds0, h).middleCols(first, count);
             out.setZero();
             for (std::int64_t k = 0; k < recurrent_gates; ++k)
-                out.noalias() += gate_head(dy, k, h) * weight_block(weights, k, h);
-        }
+                out.noalias() += gate_head(dy, k, h) * weight_block(weights, k, h).middleCols(first, count);
+        });
+    }
+
+  private:
+    // The first column and the count of columns of task part `part` of a head.
+    std::pair<std::int64_t, std::int64_t> columns_of(std::int64_t part) const {
+        const std::int64_t first = part * kTaskColumns;
+        return {first, std::min(kTaskColumns, head_dim - first)};
     }
 };
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/environment.hpp"
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
 
@@ -23,19 +24,6 @@ struct TilingLimits {
     bool direct_r_load = FusedTilingRequest{}.direct_r_load; // 0: R loaded element by element
     auto operator<=>(const TilingLimits&) const = default;
 };
-
-// The integer in `name`, from `least` to `most`, or `fallback` where it is unset or empty; anything
-// else is refused with the variable's name and the range.
-inline int environment_integer(const char* name, int fallback, int least, int most) {
-    const char* text = std::getenv(name);
-    if (!text || !*text) return fallback;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < least || value > most)
-        throw ShapeError(std::string(name) + "=" + text + ": expected an integer from " +
-                         std::to_string(least) + " to " + std::to_string(most));
-    return static_cast<int>(value);
-}
 
 // FLASHRNN_FUSED_CLUSTER: auto (or unset), 0 (never) or 1 (always where the device and pass have it).
 inline FusedCluster cluster_choice() {
