@@ -2,8 +2,8 @@
 newton_bench's shapes, and (--ours) one table of ours against it.
 
 Nothing of that code is copied here: the script loads its compiled extension from a path given on the
-command line (a built checkout holding *parallel_reduce_cuda*.so) and calls it through torch.ops and its
-own modules. Timed:
+command line (a built checkout holding *parallel_reduce_cuda*.so; examples/bench/prepare_pararnn.sh builds
+one on the CPU machine for the GPU machine's Python) and calls it through torch.ops and its own modules. Timed:
   - fused_fwd_gru_diag_mh, its fused forward op: the diagonal parameters A [units, 3] and the input
     projections Bx + b as [B, units, T, 3] in, h [B, units, T] out. Bandwidth as newton_bench counts it:
     three input values per element read and h written.

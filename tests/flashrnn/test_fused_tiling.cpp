@@ -591,7 +591,9 @@ TEST_CASE("fused tiling: at most max_row_warps row warps, the block's other warp
     // every step; and (12, 64) at B 16. The model's first answer has more row warps than each limit.
     const DeviceLimits h100 = preset("h100");
     for (FusedPass pass : {FusedPass::forward, FusedPass::backward})
-        for (const auto& [heads, head_dim, batch] : {std::tuple{1, 768, 256}, std::tuple{12, 64, 16}}) {
+        for (const auto& shape : {std::tuple{1, 768, 256}, std::tuple{12, 64, 16}}) {
+            // named again: clang 14 does not capture a structured binding (INFO is a lambda)
+            const int heads = std::get<0>(shape), head_dim = std::get<1>(shape), batch = std::get<2>(shape);
             FusedTilingRequest r = request_of(pass, Cell::lstm, DType::bf16, heads, head_dim, batch);
             const FusedKernelTraits free = choose_fused_tiling(h100, r).traits;
             for (int most : {1, 2, 4}) {

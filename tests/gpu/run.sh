@@ -17,7 +17,8 @@
 # `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
 # --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90`; the tree's Python files are laid over
 # it), "bench" the LSTM benchmarks, "largest-heads" (not in the default) the fused backend at the
-# largest heads that compile (docs/kernels.md; about 340 s, mostly the float64 references on the CPU).
+# largest heads that compile (docs/kernels.md; about 340 s on the H200 with the float64 references in
+# one thread, before they ran in parallel).
 # Exit status: non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,8 +34,9 @@ source tests/gpu/step.sh
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/device.txt"
 if part rnn; then
-# The scans' and the Newton family's tests run in the "scan" part (tests/gpu/scan.sh).
-step gpu-tests "$BIN/flashrnn_gpu_tests" -tce='linrec*,RG-LRU*,newton*'
+# The scans' and the Newton family's tests run in the "scan" part (tests/gpu/scan.sh). Each case's
+# duration is printed, to see where the part's time goes.
+step gpu-tests "$BIN/flashrnn_gpu_tests" --duration=true -tce='linrec*,RG-LRU*,newton*'
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
 step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 24 --batch 3 --steps 300
