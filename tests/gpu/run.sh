@@ -41,14 +41,12 @@ step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --hea
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
 step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 24 --batch 3 --steps 300
 fi
-memcheck=0; racecheck=0
+memcheck=0
 if part rnn-sanitizers || part rnn-memcheck; then memcheck=1; fi
-if part rnn-sanitizers || part rnn-racecheck; then racecheck=1; fi
 # racecheck of one backend alone ("rnn-racecheck-alternating", "rnn-racecheck-fused"): both did not
 # end within 420 s on the H200 (2026-12-02; the fused cluster forward alone ran past 167 s).
-racecheck_backend() { [ "$racecheck" = 1 ] || part "rnn-racecheck-$1"; }
-if [ "$racecheck" = 0 ] && { part rnn-racecheck-alternating || part rnn-racecheck-fused; }; then racecheck=2; fi
-if [ "$memcheck" = 1 ] || [ "$racecheck" != 0 ]; then
+racecheck_backend() { part rnn-sanitizers || part rnn-racecheck || part "rnn-racecheck-$1"; }
+if [ "$memcheck" = 1 ] || racecheck_backend alternating || racecheck_backend fused; then
 # Modules loaded eagerly under the sanitizers: with CUDA's lazy loading, compute-sanitizer (CUDA 13.0)
 # memcheck itself crashed (SIGSEGV in its cudaGraphLaunch callback, 0 errors reported) on the
 # alternating backend's kept graphs in 3 of 3 runs on an H100 where 3 of 3 eager runs passed, same

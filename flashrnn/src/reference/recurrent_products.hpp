@@ -59,20 +59,14 @@ struct RecurrentProducts {
     double flops() const { return 2.0 * double(batch) * recurrent_gates * heads * head_dim * head_dim; }
 
     void forward(const double* weights, const double* s0, double* y) const {
-        const std::int64_t parts = column_tasks(head_dim);
-        run_tasks(recurrent_gates * heads * parts, flops(), [&](std::int64_t task) {
-            const std::int64_t k = task / (heads * parts), h = task / parts % heads;
-            const auto [first, count] = columns_of(task % parts);
+        each_gate_head_part([&](std::int64_t k, std::int64_t h, std::int64_t first, std::int64_t count) {
             gate_head(y, k, h).middleCols(first, count).noalias() =
                 state_head(s0, h) * weight_block(weights, k, h).middleRows(first, count).transpose();
         });
     }
 
     void accumulate_weight_gradient(const double* dy, const double* s0, double* d_weights) const {
-        const std::int64_t parts = column_tasks(head_dim);
-        run_tasks(recurrent_gates * heads * parts, flops(), [&](std::int64_t task) {
-            const std::int64_t k = task / (heads * parts), h = task / parts % heads;
-            const auto [first, count] = columns_of(task % parts);
+        each_gate_head_part([&](std::int64_t k, std::int64_t h, std::int64_t first, std::int64_t count) {
             weight_block(d_weights, k, h).middleRows(first, count).noalias() +=
                 gate_head(dy, k, h).middleCols(first, count).transpose() * state_head(s0, h);
         });
@@ -91,6 +85,14 @@ struct RecurrentProducts {
     }
 
   private:
+    // task(k, h, first, count) for every (gate, head) block and part of its units, as parallel tasks.
+    template <class Task> void each_gate_head_part(const Task& task) const {
+        const std::int64_t parts = column_tasks(head_dim);
+        run_tasks(recurrent_gates * heads * parts, flops(), [&](std::int64_t i) {
+            const auto [first, count] = columns_of(i % parts);
+            task(i / (heads * parts), i / parts % heads, first, count);
+        });
+    }
     // The first column and the count of columns of task part `part` of a head.
     std::pair<std::int64_t, std::int64_t> columns_of(std::int64_t part) const {
         const std::int64_t first = part * kTaskColumns;
