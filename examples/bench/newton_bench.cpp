@@ -11,7 +11,9 @@
 // and writes it as CSV.
 //
 //   newton_bench [--cells flash_gru,flash_lstm] [--dtypes fp32,bf16] [--runs N] [--no-grid]
-//                [--shapes B:D:T,...] [--csv FILE] [--fused-sweep]
+//                [--shapes B:D:T,...] [--csv FILE] [--fused-sweep] [--iterations N]
+// --iterations: the Newton iterations of the newton and fused backends (default 3, the paper's; fewer
+// measure what a 16-bit state, rounded to 2^-8, could save: `flashrnn run --iterations N` checks the error).
 // --fused-sweep: only the fused forward and, alone, the fused backward, at every compiled configuration
 // (kNewtonFusedDomains) against the model's choice, one line per shape and configuration.
 #include <cuda_runtime_api.h>
@@ -88,7 +90,7 @@ struct Row {
 
 int main(int argc, char** argv) {
     std::vector<std::string> cells{"flash_gru", "flash_lstm"}, dtypes{"fp32", "bf16"};
-    int runs = 20;
+    int runs = 20, iterations = newton::Options{}.max_iterations;
     bool grid = true, fused_sweep = false;
     std::vector<Shape3> shapes;
     std::string csv_path = "newton_bench.csv";
@@ -104,7 +106,10 @@ int main(int argc, char** argv) {
             dtypes = split(value());
         else if (key == "--runs")
             runs = std::stoi(value());
-        else if (key == "--no-grid")
+        else if (key == "--iterations") {
+            iterations = std::stoi(value());
+            if (iterations < 1) throw std::invalid_argument("--iterations takes a count of at least 1");
+        } else if (key == "--no-grid")
             grid = false;
         else if (key == "--fused-sweep")
             fused_sweep = true;
@@ -139,8 +144,8 @@ int main(int argc, char** argv) {
             [&] { cuda_ok(cudaMemcpyAsync(b.data, a.data, bytes, cudaMemcpyDeviceToDevice), "copy"); }, runs);
         copy_gbps = 2.0 * static_cast<double>(bytes) / (ms * 1e6);
     }
-    std::printf("device: %s, copy bandwidth %.0f GB/s (cudaMemcpy D2D of 1 GiB), Newton: 3 iterations\n",
-                prop.name, copy_gbps);
+    std::printf("device: %s, copy bandwidth %.0f GB/s (cudaMemcpy D2D of 1 GiB), Newton: %d iterations\n",
+                prop.name, copy_gbps, iterations);
     std::printf("%-10s %-5s %3s %5s %6s | %9s %9s %9s | %9s %9s %9s | %-10s %-6s | %6s %6s %6s\n", "cell",
                 "dtype", "B", "D", "T", "newton", "fused", "seq", "newton+bw", "fused+bw", "seq+bw",
                 "automatic", "<=10%", "N%copy", "F%copy", "S%copy");
@@ -182,6 +187,7 @@ int main(int argc, char** argv) {
                     for (int elements : kNewtonFusedDomains.elements_per_thread)
                         for (int threads : kNewtonFusedDomains.threads_per_block) {
                             newton::Options options;
+                            options.max_iterations = iterations;
                             options.backend = newton::Backend::fused;
                             options.fused_config = ScanConfig{elements, threads, ScanAccess::shared};
                             const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
@@ -222,6 +228,7 @@ int main(int argc, char** argv) {
                 int b = 0;
                 for (newton::Backend backend : kBackends) {
                     newton::Options options;
+                    options.max_iterations = iterations;
                     options.backend = backend;
                     const std::size_t fw_bytes = newton::forward_workspace_bytes(problem, options);
                     const std::size_t bw_bytes = newton::backward_workspace_bytes(problem, options);
@@ -287,15 +294,15 @@ int main(int argc, char** argv) {
     for (const char* column : {"forward_ms", "forward_backward_ms", "gbps"})
         for (newton::Backend backend : kBackends)
             csv << ',' << newton::to_string(backend) << '_' << column;
-    csv << ",automatic,automatic_within_10_percent,copy_gbps\n";
+    csv << ",automatic,automatic_within_10_percent,copy_gbps,iterations\n";
     for (const Row& r : table) {
         csv << r.cell << ',' << r.dtype << ',' << r.shape.batch << ',' << r.shape.units << ','
             << r.shape.steps;
         for (const double* values : {r.forward_ms, r.total_ms, r.gbps})
             for (int k = 0; k < kBackendCount; ++k)
                 csv << ',' << values[k];
-        csv << ',' << r.automatic << ',' << (r.automatic_within_10_percent ? 1 : 0) << ',' << copy_gbps
-            << '\n';
+        csv << ',' << r.automatic << ',' << (r.automatic_within_10_percent ? 1 : 0) << ',' << copy_gbps << ','
+            << iterations << '\n';
     }
     std::printf("wrote %s\n", csv_path.c_str());
     return 0;

@@ -35,13 +35,13 @@ usage:
              [--dtype fp32|bf16]
       reference: the Newton solver against the sequential forward, and the backward, on random data (CPU
       float64; exit status 1 if Newton's states differ from the sequential ones by more than 1e-6);
-      newton, sequential or automatic: on the GPU, checked against the float64 references (exit status 1
-      if they disagree)
+      newton, fused, sequential or automatic: on the GPU, checked against the float64 references (exit
+      status 1 if they disagree)
 
   GPU      a preset (h100_sxm or h100, h200, a100_80gb or a100, a40, rtx3090, l4) or 'device'
   CELL     lstm, gru, slstm or elman
   NEWTON_CELL  flash_gru or flash_lstm (diagonal cells solved by Newton's method over the sequence)
-  NEWTON_BACKEND  reference (default), newton, sequential or automatic (the cost model's choice)
+  NEWTON_BACKEND  reference (default), newton, fused, sequential or automatic (the cost model's choice)
   DTYPE    bf16 (default), fp16 or fp32
   BACKEND  tune: alternating (default), fused or automatic (auto: the choice per pass and why, from the
            tiling model); run: reference (default, CPU float64), alternating, fused or automatic (GPU;

@@ -10,8 +10,9 @@
 # device call ends well inside its 10 minutes: "rnn" the recurrent backends' tests and CLI runs (374 to
 # 473 s on the H200, 32 cases, 2026-12-02), "rnn-sanitizers" compute-sanitizer on a subset of them
 # (more than 380 s on the H200 since both loads of R are checked: run it as calls of its own,
-# "rnn-memcheck", and racecheck per backend: "rnn-racecheck-alternating", "rnn-racecheck-fused"; or
-# "rnn-racecheck" for both), "scan" tests/gpu/scan.sh (the scans' and the Newton family's tests,
+# "rnn-memcheck", and racecheck per backend: "rnn-racecheck-alternating", "rnn-racecheck-fused" (about
+# 270 s) and the fused head split over a thread-block cluster alone, "rnn-racecheck-fused-cluster"
+# (279 s); or "rnn-racecheck" for all three), "scan" tests/gpu/scan.sh (the scans' and the Newton family's tests,
 # sanitizers and the scan benchmark, about 5 min), "python" the flashrnn package's pytest suite with
 # its GPU tests run for real (about 2.5 min; the wheel in BIN/wheels, built for the GPU machine's Python, e.g. with Python 3.12:
 # `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
@@ -43,10 +44,13 @@ step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 2
 fi
 memcheck=0
 if part rnn-sanitizers || part rnn-memcheck; then memcheck=1; fi
-# racecheck of one backend alone ("rnn-racecheck-alternating", "rnn-racecheck-fused"): both did not
-# end within 420 s on the H200 (2026-12-02; the fused cluster forward alone ran past 167 s).
+# racecheck of one backend alone ("rnn-racecheck-alternating", "rnn-racecheck-fused"; the fused
+# cluster forward, "rnn-racecheck-fused-cluster"): together they did not end within 420 s on the H200.
+# The fused subset runs one sanitizer process per case, so that the summary shows each case's time
+# (H200, 2026-12-02: clipped and cut 29 s, chunks of a small head 27 s, chunks inside each step 130 s,
+# R loaded directly 34 s, split over blocks 42 s, split over a cluster 279 s).
 racecheck_backend() { part rnn-sanitizers || part rnn-racecheck || part "rnn-racecheck-$1"; }
-if [ "$memcheck" = 1 ] || racecheck_backend alternating || racecheck_backend fused; then
+if [ "$memcheck" = 1 ] || racecheck_backend alternating || racecheck_backend fused || racecheck_backend fused-cluster; then
 # Modules loaded eagerly under the sanitizers: with CUDA's lazy loading, compute-sanitizer (CUDA 13.0)
 # memcheck itself crashed (SIGSEGV in its cudaGraphLaunch callback, 0 errors reported) on the
 # alternating backend's kept graphs in 3 of 3 runs on an H100 where 3 of 3 eager runs passed, same
@@ -76,7 +80,19 @@ for backend in alternating fused; do # the kernels of each backend on a small su
     compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$BIN/flashrnn_gpu_tests" \
     -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
-  racecheck_backend "$backend" && step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: clipped and cut*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
+  racecheck_subset=("clipped and cut*" "a head split over blocks*" "batch chunks of a small head*"
+                    "batch chunks inside each step*" "R loaded directly under*")
+  if racecheck_backend "$backend" && [ "$backend" = alternating ]; then
+    step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" \
+      -tc="$(printf "$backend backend: %s," "${racecheck_subset[@]}")"
+  elif racecheck_backend "$backend"; then
+    for case in "${racecheck_subset[@]}"; do
+      name=${case%\*}
+      step "racecheck-$backend-${name// /-}" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: $case"
+    done
+  fi
+  [ "$backend" = fused ] && racecheck_backend fused-cluster && step racecheck-fused-cluster racecheck_of_ours \
+    "$BIN/flashrnn_gpu_tests" -tc="fused backend: a head split over a thread-block cluster*"
 done
 fi
 if part largest-heads; then
