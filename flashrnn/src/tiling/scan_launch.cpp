@@ -139,7 +139,8 @@ int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64
 // once the sequences fill the SMs with 16 blocks each (an estimate between the two measured corners).
 // The fused Newton backward (newton_fused_backward_*), from the same sweep (B = 32 x 2048 units, T = 2048
 // and 8192, its time alone): 4 steps per thread (with 8 a thread holds 7 to 10 rows of values, over 110
-// registers: 16 warps per SM) and 4 x 128 threads, the fastest or within 5%, both cells and dtypes.
+// registers: 16 warps per SM) and 4 x 128 threads, the fastest or within 5%, both cells and dtypes. On
+// the H200 (2026-12-02, fp32 only) one warp, 4 x 32, was 6-16% faster: unchanged until bf16 is swept there.
 std::int64_t fused_target_tile(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
     if (problem.sequences >= std::int64_t{16} * std::max(1, limits.sm_count))
         return is_fused_newton_backward(kernel) ? 128 * 4 : 32 * 8;
