@@ -6,7 +6,7 @@
 #
 # CSV files and one file of all logs (logs.txt) go to $OUT (default /tmp/flashrnn-gpu). Set
 # FLASHRNN_GPU_QUICK=1 for the short benchmark grid, FLASHRNN_GPU_BENCH=0 for tests and sanitizers only.
-# FLASHRNN_GPU_PARTS picks the parts (default "rnn rnn-sanitizers scan python bench"), so that each
+# FLASHRNN_GPU_PARTS picks the parts (default "rnn rnn-sanitizers scan python bench newton-bench"), so that each
 # device call ends well inside its 10 minutes: "rnn" the recurrent backends' tests and CLI runs (374 to
 # 473 s on the H200, 32 cases, 2026-12-02), "rnn-sanitizers" compute-sanitizer on a subset of them
 # (more than 380 s on the H200 since both loads of R are checked: run it as calls of its own,
@@ -17,7 +17,8 @@
 # its GPU tests run for real (about 2.5 min; the wheel in BIN/wheels, built for the GPU machine's Python, e.g. with Python 3.12:
 # `python3.12 -m pip wheel ./bindings/python/flashrnn --no-deps -w gpu-bin/wheels
 # --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90`; the tree's Python files are laid over
-# it), "bench" the LSTM benchmarks, "largest-heads" (not in the default) the fused backend at the
+# it), "bench" the LSTM benchmarks, "newton-bench" the Newton family's benchmarks with their peer
+# (about 3 min), "largest-heads" (not in the default) the fused backend at the
 # largest heads that compile (docs/kernels.md; about 340 s on the H200 with the float64 references in
 # one thread, before they ran in parallel).
 # Exit status: non-zero when any step failed.
@@ -28,7 +29,7 @@ OUT=${OUT:-/tmp/flashrnn-gpu}
 LOGS=$(mktemp -d)
 mkdir -p "$OUT"
 QUICK=${FLASHRNN_GPU_QUICK:-0}
-PARTS=" ${FLASHRNN_GPU_PARTS:-rnn rnn-sanitizers scan python bench} "
+PARTS=" ${FLASHRNN_GPU_PARTS:-rnn rnn-sanitizers scan python bench newton-bench} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
 STEP_LOGS=$LOGS
 source tests/gpu/step.sh
@@ -131,6 +132,23 @@ elif [ -x "$BIN/alternating_bench" ]; then
 fi
 if [ "${FLASHRNN_GPU_BENCH:-1}" != 0 ] && part bench && python3 -c "import torch" 2>/dev/null; then
   step bench-torch-lstm python3 examples/bench/torch_lstm_bench.py --csv "$OUT/torch_lstm.csv" "${quick[@]}"
+fi
+# The Newton family (issue 16): its shapes and the crossover grid (without it when quick), every
+# compiled fused configuration at the issue's shapes, and the peer (apple/ml-pararnn, built on the CPU
+# machine by examples/bench/prepare_pararnn.sh and carried; FLASHRNN_NEWTON_PEER, default
+# gpu-peer/ml-pararnn) in the same call. About 3 min on the H200 (2026-12-02).
+if [ "${FLASHRNN_GPU_BENCH:-1}" != 0 ] && part newton-bench && [ -x "$BIN/newton_bench" ]; then
+  grid=(); [ "$QUICK" = 1 ] && grid=(--no-grid)
+  step newton-bench "$BIN/newton_bench" --csv "$OUT/newton_bench.csv" "${grid[@]}"
+  step newton-fused-sweep "$BIN/newton_bench" --no-grid --fused-sweep --runs 10 \
+    --shapes 32:2048:2048,32:2048:8192,1:256:65536 --csv "$OUT/newton_sweep.csv"
+  peer=${FLASHRNN_NEWTON_PEER:-gpu-peer/ml-pararnn}
+  if [ -d "$peer" ] && python3 -c "import torch" 2>/dev/null; then
+    step newton-peer python3 examples/bench/newton_peer.py --pararnn "$peer" --module --mamba \
+      --ours "$OUT/newton_bench.csv" --csv "$OUT/newton_peer.csv"
+  else
+    echo "newton-peer: not run: no built peer at $peer (examples/bench/prepare_pararnn.sh builds one) or no torch"
+  fi
 fi
 
 echo
