@@ -214,10 +214,13 @@ std::string gpu_or_default(const std::string& gpu) {
 }
 
 void print_pass_cost(std::FILE* out, const char* what, const newton::PassCost& cost, double bandwidth) {
+    char issue[48] = "";
+    if (cost.issue_seconds > 0)
+        std::snprintf(issue, sizeof issue, ", issue %.3f ms", cost.issue_seconds * 1e3);
     std::fprintf(
-        out, "  %-19s %9.3f ms = max(%.4g GB / %.0f GB/s = %.3f ms, chain %.3f ms) + %d launches x 4 us\n",
+        out, "  %-19s %9.3f ms = max(%.4g GB / %.0f GB/s = %.3f ms, chain %.3f ms%s) + %d launches x 4 us\n",
         what, cost.seconds * 1e3, cost.bytes / 1e9, bandwidth / 1e9, cost.bytes / bandwidth * 1e3,
-        cost.latency_seconds * 1e3, cost.launches);
+        cost.latency_seconds * 1e3, issue, cost.launches);
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {

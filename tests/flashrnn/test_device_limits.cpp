@@ -25,11 +25,14 @@ TEST_CASE("presets carry the documented limits") {
     const DeviceLimits h200 = preset("h200");
     CHECK(h200.sm_count == 132);
     CHECK(h200.shared_memory_per_block_optin == h100.shared_memory_per_block_optin);
+    CHECK(h100.sm_clock == 1.98e9);
+    CHECK(h200.sm_clock == h100.sm_clock);
 
     const DeviceLimits a100 = preset("a100_80gb");
     CHECK(a100.compute_capability() == 80);
     CHECK(a100.sm_count == 108);
     CHECK(a100.shared_memory_per_block_optin == 166912);
+    CHECK(a100.sm_clock == 1.41e9);
     CHECK_FALSE(a100.has_wgmma());
 
     struct Expected {
@@ -62,6 +65,8 @@ TEST_CASE("every preset is internally consistent") {
         CHECK(l.shared_memory_per_block_optin + l.reserved_shared_memory_per_block == l.shared_memory_per_sm);
         CHECK(l.max_registers_per_block <= l.registers_per_sm);
         CHECK(l.l2_cache_bytes > 0);
+        CHECK(l.memory_bandwidth > 0);
+        CHECK(l.sm_clock > 1e9); // every preset's boost clock is above 1 GHz
     }
 }
 
@@ -89,6 +94,7 @@ TEST_CASE("the live query reads a GPU or says why it cannot") {
         CHECK(limits.sm_count > 0);
         CHECK(limits.warp_size == 32);
         CHECK(limits.shared_memory_per_block_optin >= limits.shared_memory_per_block);
+        CHECK(limits.sm_clock > 0);
         MESSAGE("device 0: ", describe(limits));
     } catch (const Error& error) { // DeviceError, or UnsupportedError without CUDA
         CHECK(std::string(error.what()).find("CUDA device 0") != std::string::npos);

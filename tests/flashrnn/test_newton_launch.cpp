@@ -136,10 +136,46 @@ TEST_CASE("newton launch: the cost model at the issue's corners, from bandwidth 
     const newton::CostEstimate slow_cost = newton::estimate_cost(slow, wide, {});
     CHECK(slow_cost.newton_forward.bytes == fast_cost.newton_forward.bytes);
     CHECK(slow_cost.newton_forward.seconds > 1.9 * (fast_cost.newton_forward.seconds - 14 * 4e-6));
-    // bf16 moves fewer bytes than fp32.
+    // bf16 halves the fused forward's bytes; the sequential kernel moves a sector per value in either.
     const newton::Problem wide_bf16{newton::Cell::flash_gru, DType::bf16, wide.shape};
-    CHECK(newton::estimate_cost(h100, wide_bf16, {}).sequential_forward.bytes ==
-          doctest::Approx(fast_cost.sequential_forward.bytes / 2));
+    const newton::CostEstimate bf16_cost = newton::estimate_cost(h100, wide_bf16, {});
+    CHECK(bf16_cost.fused_forward.bytes == doctest::Approx(fast_cost.fused_forward.bytes / 2));
+    CHECK(bf16_cost.sequential_forward.bytes == fast_cost.sequential_forward.bytes);
+    CHECK(fast_cost.sequential_forward.bytes == doctest::Approx(32.0 * 2048 * 512 * (3 + 1) * 32));
+}
+
+// The fused forward's instruction term against the H200's measurements (issue 16, 2026-12-02,
+// docs/benchmarks.md: B 32 x 2048 units, fused forward ms at 3 and, for bf16, 2 Newton iterations): the
+// estimate within 10% where the kernel is bound by its instructions, and no issue term without a clock.
+TEST_CASE("newton launch: the fused forward's instructions, against the H200's times") {
+    const DeviceLimits h200 = preset("h200");
+    struct Measured {
+        newton::Cell cell;
+        DType dtype;
+        std::int64_t steps;
+        int iterations;
+        double milliseconds;
+    };
+    for (const Measured& m : {Measured{newton::Cell::flash_gru, DType::fp32, 8192, 3, 2.537},
+                              Measured{newton::Cell::flash_gru, DType::bf16, 8192, 3, 2.404},
+                              Measured{newton::Cell::flash_gru, DType::bf16, 8192, 2, 1.786},
+                              Measured{newton::Cell::flash_lstm, DType::fp32, 2048, 3, 1.101},
+                              Measured{newton::Cell::flash_lstm, DType::fp32, 8192, 3, 4.356},
+                              Measured{newton::Cell::flash_lstm, DType::bf16, 8192, 3, 4.156},
+                              Measured{newton::Cell::flash_lstm, DType::bf16, 8192, 2, 3.035}}) {
+        CAPTURE(newton::to_string(m.cell));
+        CAPTURE(to_string(m.dtype));
+        CAPTURE(m.iterations);
+        const newton::Problem problem{m.cell, m.dtype, {.time_steps = m.steps, .batch = 32, .units = 2048}};
+        newton::Options options;
+        options.max_iterations = m.iterations;
+        const newton::CostEstimate cost = newton::estimate_cost(h200, problem, options);
+        CHECK(cost.fused_seconds * 1e3 == doctest::Approx(m.milliseconds).epsilon(0.1));
+        CHECK(cost.fused_forward.issue_seconds > cost.fused_forward.bytes / cost.bandwidth);
+        DeviceLimits unknown_clock = h200;
+        unknown_clock.sm_clock = 0;
+        CHECK(newton::estimate_cost(unknown_clock, problem, options).fused_forward.issue_seconds == 0);
+    }
 }
 
 TEST_CASE(

@@ -31,8 +31,30 @@ constexpr double kLaunchSeconds = 4.0e-6;
 // barriers) over the tile held in registers. An estimate, like the reduction's tile.
 constexpr double kFusedTileIterationSeconds = 1.0e-6;
 
+// The fraction of the SMs' issue slots (4 warp schedulers per SM, one instruction each per cycle) the
+// fused forward keeps busy: 80-85% in Nsight Compute on the H100 (issue 16, round 5, docs/benchmarks.md).
+constexpr double kAchievedIssueFraction = 0.82;
+// Thread instructions per element of the fused forward (one step of one sequence), as a base (the guess,
+// the copies, the store, the last iteration's extra cost) plus a count per Newton iteration: the ncu
+// totals at 3 iterations (H100, round 5: FlashGRU 131.2 fp32 / 128.8 bf16, FlashLSTM 216.4 / 215.1)
+// less 3 cheap iterations of the SASS (FlashGRU 34 / 36, FlashLSTM 61 per step). Checked on the H200
+// (2026-12-02) against bf16 at 2 iterations: FlashGRU 1.786 ms measured, FlashLSTM 3.035 (B 32 x 2048, T
+// 8192), which the counts predict within 5%.
+struct FusedInstructions {
+    double base, per_iteration;
+};
+FusedInstructions fused_instructions(Cell cell, DType dtype) {
+    const bool wide = bytes_of(dtype) == 4;
+    if (cell_info(cell).num_states == 1)
+        return wide ? FusedInstructions{29.2, 34} : FusedInstructions{20.8, 36};
+    return wide ? FusedInstructions{33.4, 61} : FusedInstructions{32.1, 61};
+}
+// A DRAM sector: the sequential kernel's unit of traffic per value (its warps read 32 rows at one step).
+constexpr double kSectorBytes = 32;
+
 PassCost finish(PassCost cost, double bandwidth) {
-    cost.seconds = std::max(cost.bytes / bandwidth, cost.latency_seconds) + cost.launches * kLaunchSeconds;
+    cost.seconds = std::max({cost.bytes / bandwidth, cost.latency_seconds, cost.issue_seconds}) +
+                   cost.launches * kLaunchSeconds;
     return cost;
 }
 
@@ -88,16 +110,19 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     const double N = sequences * T; // elements of one state row
     const double e = bytes_of(problem.dtype), S = cell.num_states, G = cell.num_gates;
 
-    // Sequential: one thread per sequence; the inputs read and the states written once, or the chain of
-    // T steps per wave of resident threads, whichever is longer.
+    // Sequential: one thread per sequence; the inputs read and the states written once, a sector per value
+    // (a warp's 32 threads read 32 rows at the same step, and the sectors do not stay in L1 until the
+    // thread's next steps use the rest of them: on the H200 at B 32 x 2048, T 2048, FlashGRU fp32 took
+    // 3.53 ms, bf16 3.33, for 2.15 and 1.07 GB of values), or the chain of T steps per wave of resident
+    // threads, whichever is longer.
     const double resident_threads =
         std::max(1.0, double(limits.sm_count) * std::max(1, limits.max_threads_per_sm));
     const double thread_waves = std::ceil(sequences / resident_threads);
-    cost.sequential_forward.bytes = N * (G * e + S * e);
+    cost.sequential_forward.bytes = N * (G + S) * kSectorBytes;
     cost.sequential_forward.latency_seconds = thread_waves * T * kSequentialStepSeconds;
     cost.sequential_forward.launches = 1;
     // Backward: inputs, states, their gradients read; the inputs' gradients written.
-    cost.sequential_backward.bytes = N * (2 * G * e + 2 * S * e);
+    cost.sequential_backward.bytes = N * (2 * G + 2 * S) * kSectorBytes;
     cost.sequential_backward.latency_seconds = thread_waves * T * kSequentialBackwardStepSeconds;
     cost.sequential_backward.launches = 1;
 
@@ -130,7 +155,7 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
 
     // Fused: the inputs read and the states written once; each block walks its sequence's tiles in
     // turn, (iterations + 1) steps each, per wave of resident blocks (with a tolerance, the most: a
-    // tile that meets it stops sooner).
+    // tile that meets it stops sooner); or its instructions, where the device's clock is known.
     const ScanConfig fused = fused_config(limits, problem);
     const double fused_tile = double(fused.elements_per_thread) * fused.threads_per_block;
     const int fused_blocks_per_sm =
@@ -141,6 +166,12 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.fused_forward.latency_seconds =
         fused_waves * std::ceil(T / fused_tile) * (iterations + 1) * kFusedTileIterationSeconds;
     cost.fused_forward.launches = 1;
+    if (limits.sm_clock > 0) {
+        const FusedInstructions count = fused_instructions(problem.cell, problem.dtype);
+        const double warp_instructions = N * (count.base + count.per_iteration * iterations) / 32;
+        cost.fused_forward.issue_seconds =
+            warp_instructions / (double(limits.sm_count) * 4 * limits.sm_clock * kAchievedIssueFraction);
+    }
 
     cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
     cost.newton_backward = finish(cost.newton_backward, cost.bandwidth);

@@ -64,12 +64,13 @@ DeviceLimits architecture(int major, int minor) {
 }
 
 DeviceLimits product(std::string_view name, int major, int minor, int sm_count, std::int64_t l2_cache_bytes,
-                     double memory_bandwidth) {
+                     double memory_bandwidth, double sm_clock) {
     DeviceLimits limits = architecture(major, minor);
     limits.name = std::string(name);
     limits.sm_count = sm_count;
     limits.l2_cache_bytes = l2_cache_bytes;
     limits.memory_bandwidth = memory_bandwidth;
+    limits.sm_clock = sm_clock;
     return limits;
 }
 
@@ -78,7 +79,8 @@ DeviceLimits product(std::string_view name, int major, int minor, int sm_count, 
 // A100 whitepaper); A40 84 SMs and RTX 3090 82 SMs, GA102 with 6 MB L2 (Ampere GA102 whitepaper); L4
 // 58 SMs (7424 CUDA cores / 128 per SM) and 48 MB L2 (Ada AD104). Peak memory bandwidth from the product
 // data sheets: H100 SXM5 3.35 TB/s, H200 4.8 TB/s, A100 80GB SXM 2.039 TB/s, A40 696 GB/s, RTX 3090
-// 936 GB/s, L4 300 GB/s.
+// 936 GB/s, L4 300 GB/s. Boost SM clocks from the same data sheets: H100 SXM5 and H200 1980 MHz (the
+// H200 of the device tool reports 1980 MHz), A100 1410, A40 1740, RTX 3090 1695, L4 2040.
 constexpr std::array<std::string_view, 6> names{"h100_sxm", "h200", "a100_80gb", "a40", "rtx3090", "l4"};
 
 } // namespace
@@ -107,12 +109,12 @@ DeviceLimits preset(std::string_view name) {
     // Short names, as the tiling models and most people say them.
     if (name == "h100") name = "h100_sxm";
     if (name == "a100") name = "a100_80gb";
-    if (name == "h100_sxm") return product(name, 9, 0, 132, 50 * MiB, 3.35e12);
-    if (name == "h200") return product(name, 9, 0, 132, 50 * MiB, 4.8e12);
-    if (name == "a100_80gb") return product(name, 8, 0, 108, 40 * MiB, 2.039e12);
-    if (name == "a40") return product(name, 8, 6, 84, 6 * MiB, 696e9);
-    if (name == "rtx3090") return product(name, 8, 6, 82, 6 * MiB, 936e9);
-    if (name == "l4") return product(name, 8, 9, 58, 48 * MiB, 300e9);
+    if (name == "h100_sxm") return product(name, 9, 0, 132, 50 * MiB, 3.35e12, 1.98e9);
+    if (name == "h200") return product(name, 9, 0, 132, 50 * MiB, 4.8e12, 1.98e9);
+    if (name == "a100_80gb") return product(name, 8, 0, 108, 40 * MiB, 2.039e12, 1.41e9);
+    if (name == "a40") return product(name, 8, 6, 84, 6 * MiB, 696e9, 1.74e9);
+    if (name == "rtx3090") return product(name, 8, 6, 82, 6 * MiB, 936e9, 1.695e9);
+    if (name == "l4") return product(name, 8, 9, 58, 48 * MiB, 300e9, 2.04e9);
     std::string valid;
     for (std::string_view known : names)
         valid += (valid.empty() ? "" : ", ") + std::string(known);
@@ -139,6 +141,7 @@ std::string describe(const DeviceLimits& l) {
     text += line("blocks per cluster", l.max_cluster_blocks);
     text += line("L2 cache (bytes)", l.l2_cache_bytes);
     text += line("memory bandwidth (GB/s)", static_cast<long long>(l.memory_bandwidth / 1e9));
+    text += line("SM clock (MHz)", static_cast<long long>(l.sm_clock / 1e6));
     text += std::string("  wgmma: ") + (l.has_wgmma() ? "yes" : "no") + "\n";
     return text;
 }

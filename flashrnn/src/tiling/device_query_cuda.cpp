@@ -42,6 +42,9 @@ DeviceLimits device_limits_of(int device_index) {
     if (cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, device_index) == cudaSuccess &&
         cudaDeviceGetAttribute(&bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device_index) == cudaSuccess)
         limits.memory_bandwidth = 2.0 * memory_clock_khz * 1e3 * bus_width_bits / 8;
+    int sm_clock_khz = 0; // the peak (boost) clock
+    if (cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, device_index) == cudaSuccess)
+        limits.sm_clock = sm_clock_khz * 1e3;
     return limits;
 }
 

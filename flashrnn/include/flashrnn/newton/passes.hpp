@@ -41,16 +41,19 @@ namespace flashrnn::newton {
 
 // The cost model of Backend::automatic (src/newton/backend.cpp; docs/kernels.md, "Newton solvers"):
 // per pass and backend, the bytes moved to and from DRAM at a fraction of the device's bandwidth
-// (DeviceLimits::memory_bandwidth), or the chain of dependent steps where it is longer (sequential: T
-// steps per wave of resident threads; Newton: per iteration, the reduction's max_sequential_steps tiles
-// per wave of resident blocks), plus a latency per launch. Latency constants are estimates, not yet
-// measured. The fused forward: inputs read and states written once, or its chain of tiles per wave of
-// resident blocks. The backend with the cheapest forward; the backward follows the forward's choice
-// (each backend's forward has its own backward).
+// (DeviceLimits::memory_bandwidth), the chain of dependent steps (sequential: T steps per wave of
+// resident threads; Newton: per iteration, the reduction's max_sequential_steps tiles per wave of
+// resident blocks) or the instructions issued at a fraction of the SMs' issue rate, whichever is
+// longest, plus a latency per launch. The sequential kernel's threads read their rows one value per
+// step, each value a DRAM sector of its own (32 bytes). The fused forward: inputs read and states
+// written once, its chain of tiles per wave of resident blocks, or its instructions (the measured
+// count per element and iteration). The backend with the cheapest forward; the backward follows the
+// forward's choice (each backend's forward has its own backward).
 struct PassCost {
-    double seconds = 0;         // the estimate: max(bytes / bandwidth, latency) + launches x launch
+    double seconds = 0;         // the estimate: max(bytes / bandwidth, latency, issue) + launches x launch
     double bytes = 0;           // moved to and from DRAM
     double latency_seconds = 0; // the chain of dependent steps
+    double issue_seconds = 0;   // the warp instructions at the SMs' achieved issue rate (0: not modelled)
     int launches = 0;
 };
 struct CostEstimate {

@@ -54,6 +54,9 @@ struct DeviceLimits {
     // Peak DRAM bandwidth, bytes per second (data sheet, or memory clock x bus width x 2 from the
     // device); 0 when unknown. Cost models (newton/passes.hpp) take a measured fraction of it.
     double memory_bandwidth = 0;
+    // Peak SM clock, Hz (data sheet boost clock, or the device's cudaDevAttrClockRate); 0 when unknown.
+    // With the SM count it bounds instruction-bound kernels (4 warp schedulers per SM since sm_70).
+    double sm_clock = 0;
 
     int compute_capability() const { return 10 * compute_capability_major + compute_capability_minor; }
 
