@@ -47,7 +47,7 @@ memcheck=0
 if part rnn-sanitizers || part rnn-memcheck; then memcheck=1; fi
 # racecheck of one backend alone ("rnn-racecheck-alternating", "rnn-racecheck-fused"; the fused
 # cluster forward, "rnn-racecheck-fused-cluster"): together they did not end within 420 s on the H200.
-# The fused subset runs one sanitizer process per case, so that the summary shows each case's time
+# racecheck runs one sanitizer process per case, so that the summary shows each case's time
 # (H200, 2026-12-02: clipped and cut 29 s, chunks of a small head 27 s, chunks inside each step 130 s,
 # R loaded directly 34 s, split over blocks 42 s, split over a cluster 279 s).
 racecheck_backend() { part rnn-sanitizers || part rnn-racecheck || part "rnn-racecheck-$1"; }
@@ -76,25 +76,25 @@ racecheck_of_ours() {
   fi
   echo "racecheck: no hazard in kernels of ours ($(grep -c ' access at nvjet_' "$log") lines in cuBLAS's nvjet kernels set aside)"
 }
-for backend in alternating fused; do # the kernels of each backend on a small subset of its tests
+# The sanitizers' subset of each backend's cases (doctest splits -tc on commas: names as wildcards).
+# memcheck runs it in one process with the argument checks and the cluster split; racecheck one case
+# per process, the cluster split as a part of its own.
+sanitizer_subset=("clipped and cut*" "a head split over blocks*" "batch chunks of a small head*"
+                  "batch chunks inside each step*" "R loaded directly under*")
+cluster_case="a head split over a thread-block cluster*"
+for backend in alternating fused; do
   [ "$memcheck" = 1 ] && step "memcheck-$backend" env CUDA_MODULE_LOADING=EAGER FLASHRNN_ALTERNATING_GRAPHS=0 \
-    compute-sanitizer --tool memcheck --error-exitcode 1 \
-    "$BIN/flashrnn_gpu_tests" \
-    -tc="$backend backend: clipped and cut*,$backend backend: refuses*,$backend backend: a head split*,$backend backend: batch chunks of a small head*,$backend backend: batch chunks inside each step*,$backend backend: R loaded directly under*"
-  racecheck_subset=("clipped and cut*" "a head split over blocks*" "batch chunks of a small head*"
-                    "batch chunks inside each step*" "R loaded directly under*")
-  if racecheck_backend "$backend" && [ "$backend" = alternating ]; then
-    step "racecheck-$backend" racecheck_of_ours "$BIN/flashrnn_gpu_tests" \
-      -tc="$(printf "$backend backend: %s," "${racecheck_subset[@]}")"
-  elif racecheck_backend "$backend"; then
-    for case in "${racecheck_subset[@]}"; do
+    compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
+    -tc="$(printf "$backend backend: %s," "${sanitizer_subset[@]}" "refuses*" "$cluster_case")"
+  if racecheck_backend "$backend"; then
+    for case in "${sanitizer_subset[@]}"; do
       name=${case%\*}
       step "racecheck-$backend-${name// /-}" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: $case"
     done
   fi
-  [ "$backend" = fused ] && racecheck_backend fused-cluster && step racecheck-fused-cluster racecheck_of_ours \
-    "$BIN/flashrnn_gpu_tests" -tc="fused backend: a head split over a thread-block cluster*"
 done
+racecheck_backend fused-cluster && step racecheck-fused-cluster racecheck_of_ours "$BIN/flashrnn_gpu_tests" \
+  -tc="fused backend: $cluster_case"
 fi
 if part largest-heads; then
 # The compiled entries of docs/kernels.md's largest-head table ("Which of these entries compile and

@@ -34,6 +34,7 @@ constexpr double kFusedTileIterationSeconds = 1.0e-6;
 // The fraction of the SMs' issue slots (4 warp schedulers per SM, one instruction each per cycle) the
 // fused forward keeps busy: 80-85% in Nsight Compute on the H100 (issue 16, round 5, docs/benchmarks.md).
 constexpr double kAchievedIssueFraction = 0.82;
+constexpr int kWarpSchedulersPerSm = 4; // every architecture since sm_70
 // Thread instructions per element of the fused forward (one step of one sequence), as a base (the guess,
 // the copies, the store, the last iteration's extra cost) plus a count per Newton iteration: the ncu
 // totals at 3 iterations (H100, round 5: FlashGRU 131.2 fp32 / 128.8 bf16, FlashLSTM 216.4 / 215.1)
@@ -168,9 +169,11 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.fused_forward.launches = 1;
     if (limits.sm_clock > 0) {
         const FusedInstructions count = fused_instructions(problem.cell, problem.dtype);
-        const double warp_instructions = N * (count.base + count.per_iteration * iterations) / 32;
+        const double warp_instructions =
+            N * (count.base + count.per_iteration * iterations) / std::max(1, limits.warp_size);
         cost.fused_forward.issue_seconds =
-            warp_instructions / (double(limits.sm_count) * 4 * limits.sm_clock * kAchievedIssueFraction);
+            warp_instructions /
+            (double(limits.sm_count) * kWarpSchedulersPerSm * limits.sm_clock * kAchievedIssueFraction);
     }
 
     cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
