@@ -59,24 +59,31 @@ TEST_CASE("newton launch: the model's choice is compiled, within the limits, and
     }
 }
 
-// The fused backward's measured preference (scan_launch.cpp, fused_target_tile): 4 steps per thread x 128
-// threads with many sequences, where the forward takes one warp of 8 steps per thread; a longer tile for
-// few long sequences, within FlashLSTM's registers (4 x 512 would need more than the block has).
-TEST_CASE("newton launch: the fused backward's configuration on the H100") {
-    const DeviceLimits h100 = preset("h100_sxm");
-    for (newton::Cell cell : newton::all_cells)
+// The fused backward's measured preference (scan_launch.cpp, fused_target_tile): one warp of 4 steps per
+// thread with many sequences (the H200's sweep, newton_bench --fused-sweep, docs/benchmarks.md), where
+// the forward takes one warp of 8 steps per thread; a longer tile for few long sequences, within
+// FlashLSTM's registers (4 x 512 would need more than the block has).
+TEST_CASE("newton launch: the fused backward's configuration on the H100 and the H200") {
+    for (const char* gpu : {"h100_sxm", "h200"}) {
+        CAPTURE(gpu);
+        const DeviceLimits limits = preset(gpu);
+        for (newton::Cell cell : newton::all_cells)
+            for (DType dtype : {DType::fp32, DType::bf16})
+                for (std::int64_t steps : {2048LL, 8192LL}) {
+                    CAPTURE(newton::to_string(cell));
+                    CAPTURE(steps);
+                    const newton::Problem many{cell, dtype, {steps, 32, 2048}};
+                    CHECK(newton::fused_backward_config(limits, many) ==
+                          ScanConfig{4, 32, ScanAccess::shared});
+                    CHECK(newton::fused_config(limits, many) == ScanConfig{8, 32, ScanAccess::shared});
+                }
         for (DType dtype : {DType::fp32, DType::bf16})
-            for (std::int64_t steps : {2048LL, 8192LL}) {
-                CAPTURE(newton::to_string(cell));
-                CAPTURE(steps);
-                const newton::Problem many{cell, dtype, {steps, 32, 2048}};
-                CHECK(newton::fused_backward_config(h100, many) == ScanConfig{4, 128, ScanAccess::shared});
-                CHECK(newton::fused_config(h100, many) == ScanConfig{8, 32, ScanAccess::shared});
-            }
-    CHECK(newton::fused_backward_config(h100, {newton::Cell::flash_gru, DType::fp32, {65536, 1, 256}}) ==
-          ScanConfig{4, 512, ScanAccess::shared});
-    CHECK(newton::fused_backward_config(h100, {newton::Cell::flash_lstm, DType::fp32, {65536, 1, 256}}) ==
-          ScanConfig{4, 256, ScanAccess::shared});
+            CHECK(newton::fused_backward_config(limits, {newton::Cell::flash_gru, dtype, {65536, 1, 256}}) ==
+                  ScanConfig{4, 512, ScanAccess::shared});
+        CHECK(
+            newton::fused_backward_config(limits, {newton::Cell::flash_lstm, DType::fp32, {65536, 1, 256}}) ==
+            ScanConfig{4, 256, ScanAccess::shared});
+    }
     CHECK(newton::fused_backward_kernel(newton::Cell::flash_lstm) == ScanKernel::newton_fused_backward_lstm);
     CHECK(parse_scan_kernel("newton_fused_backward_gru") == ScanKernel::newton_fused_backward_gru);
 }

@@ -137,13 +137,14 @@ int target_bytes_per_thread(ScanKernel kernel, int bytes_per_element, std::int64
 // no barriers, many blocks per SM); with few (B = 1 x 256 units, T = 65536) long tiles, 8 x 256 (FlashGRU)
 // or 8 x 128 .. 512 (FlashLSTM), since each block walks its sequence's tiles in turn. One warp per block
 // once the sequences fill the SMs with 16 blocks each (an estimate between the two measured corners).
-// The fused Newton backward (newton_fused_backward_*), from the same sweep (B = 32 x 2048 units, T = 2048
-// and 8192, its time alone): 4 steps per thread (with 8 a thread holds 7 to 10 rows of values, over 110
-// registers: 16 warps per SM) and 4 x 128 threads, the fastest or within 5%, both cells and dtypes. On
-// the H200 (2026-12-02, fp32 only) one warp, 4 x 32, was 6-16% faster: unchanged until bf16 is swept there.
+// The fused Newton backward (newton_fused_backward_*), its time alone: 4 steps per thread (with 8 a
+// thread holds 7 to 10 rows of values, over 110 registers: 16 warps per SM). With many sequences one
+// warp per block, 4 x 32: on the H200 (2026-12-02, B = 32 x 2048 units, T = 2048 and 8192, both cells and
+// dtypes) 5-17% faster than 4 x 128, which the H100's sweep of 2026-11-24 had found the fastest or
+// within 5%; with few long sequences the long tiles below (4 x 512, FlashLSTM's registers 4 x 256).
 std::int64_t fused_target_tile(const DeviceLimits& limits, ScanKernel kernel, const ScanProblem& problem) {
     if (problem.sequences >= std::int64_t{16} * std::max(1, limits.sm_count))
-        return is_fused_newton_backward(kernel) ? 128 * 4 : 32 * 8;
+        return is_fused_newton_backward(kernel) ? 32 * 4 : 32 * 8;
     return std::clamp<std::int64_t>(problem.length, 128, 2048);
 }
 
