@@ -90,9 +90,12 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
 // units per block, B 13 and 16) compiles at the first attempt; with two (B 37) and with chunks inside each
 // step (B 64), and the forward at B 256, the first choice spills with the gather (96, 184 and 48 bytes,
 // 2026-11-25) as it does without it (80, 136, 48): the feedback ends in a configuration with the gather and
-// no spill. The backward's holds at least as much of R in registers as the loop without clusters ends in; the
-// forward's holds less (40 R registers in 2 chunks inside each step, against 68 in one chunk) and was the
-// faster on the H100, 11.73 against 15.67 ms (docs/benchmarks.md, "Large batches").
+// no spill. The backward's at B 37 holds at least as much of R in registers as the loop without clusters ends
+// in; at B 64 it no longer does since the partial products' rows are padded (12 R registers against 60: the
+// loop's path over configurations 16 bytes per batch row and k warp larger; the direct load, the default,
+// compiles its first choice there, below); the forward's holds less (40 R registers in 2 chunks inside each
+// step, against 68 in one chunk) and was the faster on the H100, 11.73 against 15.67 ms (docs/benchmarks.md,
+// "Large batches").
 TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100 keeps its clusters") {
     TemporaryFolder folder;
     const CompileOptions options = as_the_backend(folder);
@@ -129,7 +132,7 @@ TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100
         CHECK(direct.local_bytes == 0);
         CHECK(direct.attempts <= kept.attempts);
         CHECK((direct.attempts == 1) == (m.pass == FusedPass::backward));
-        if (m.first_compiles || m.pass == FusedPass::forward) continue;
+        if (m.first_compiles || m.pass == FusedPass::forward || m.batch == 64) continue;
         const FusedCompileResult without = compile_fused_tiling(limits, without_cluster(request), options);
         CAPTURE(without.traits.key());
         CHECK_FALSE(without.traits.multicast_gather);

@@ -93,7 +93,7 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     const int allocated = (registers + 7) / 8 * 8;
     CHECK(std::int64_t(allocated) * t.threads_per_block <= limits.max_registers_per_block);
     // Shared memory, as the kernel lays it out: operand rows padded by 16 bytes (4 fp32 or 8 16-bit
-    // elements), every part rounded up to 16 bytes.
+    // elements), the partial products' rows by 4 floats, every part rounded up to 16 bytes.
     const auto round_up_16 = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };
     const std::int64_t tile_bytes = std::int64_t(t.mma_m) * t.mma_k * t.element_bytes;
     const std::int64_t batch_rows = std::int64_t(t.mma_n) * t.batch_tiles_per_block;
@@ -109,8 +109,8 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     const std::int64_t shared =
         round_up_16(r_shared) +
         round_up_16((std::int64_t(t.mma_k) * t.k_tiles_per_block + padding) * batch_rows * t.element_bytes *
-                    (t.cluster_exchange ? 2 : 1)) +
-        round_up_16(4 * std::int64_t(t.k_warps) * t.mma_m * t.row_tiles_per_block * batch_rows) +
+                    (1 + (t.cluster_exchange ? 1 : 0) + (t.prefetch_operand ? 1 : 0))) +
+        round_up_16(4 * std::int64_t(t.k_warps) * (t.mma_m * t.row_tiles_per_block + 4) * batch_rows) +
         round_up_16(4 * std::int64_t(cell.num_states) * t.units_per_block * batch_rows * chunks_on_chip) +
         round_up_16(forward ? 4 * std::int64_t(cell.num_gates) * t.units_per_block : 0);
     CHECK(t.r_shared_memory_bytes == r_shared);

@@ -31,6 +31,18 @@ template <class Sizes> FLASHRNN_HOST_DEVICE constexpr bool direct_load_scratch_f
            static_cast<long long>(t.threads_per_block / t.warp_size) * kDirectLoadScratchElements;
 }
 
+// The fp32 partial products of a block are [k warp][batch row][row]; each batch row holds the block's
+// rows and 4 more: an mma's accumulators go to batch rows 2 quad and 2 quad + 1 at rows group (+ 8), so
+// with rows a multiple of 32 apart (16 x row tiles) a warp's four quads would store to the same eight
+// banks (4-way conflicts, measured with ncu on the H200: 70% of the store wavefronts at (1, 768), B 256);
+// 4 more put quad q on banks 8 q .. 8 q + 7. Four floats keep every row of 16 bytes aligned (the
+// forward's four gates of a unit are read as one 16-byte word).
+constexpr int kPartialsRowPadding = 4;
+template <class Number, class Sizes>
+FLASHRNN_HOST_DEVICE constexpr Number partials_row_stride(const Sizes& t) {
+    return t.mma_m * Number(t.row_tiles_per_block) + kPartialsRowPadding;
+}
+
 template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const Number& bytes) {
     return (bytes + 15) / 16 * 16;
 }
@@ -38,9 +50,9 @@ template <class Number> FLASHRNN_HOST_DEVICE constexpr Number round_up_16(const 
 // The bytes of each part of a block's dynamic shared memory: R tiles not held in registers (one
 // mma_m x mma_k tile as a warp's A fragments: 16 bytes per lane), the operand (the previous state
 // forward, the gate gradients backward) as [buffer][batch row][k] with padded rows, the fp32 products of each
-// k warp as [k warp][batch row][row], the fp32 states (forward) or state gradients (backward) of the
-// block's units as [chunk][state][batch row][unit] (every chunk's when the chunks run inside each
-// step, else one), and (forward) the fp32 bias of the units as [gate][unit].
+// k warp as [k warp][batch row][row] with padded rows (partials_row_stride), the fp32 states (forward) or
+// state gradients (backward) of the block's units as [chunk][state][batch row][unit] (every chunk's when the
+// chunks run inside each step, else one), and (forward) the fp32 bias of the units as [gate][unit].
 template <class Number> struct SharedParts { Number r_tiles, operand, partials, states, bias; };
 
 // The chunks whose states a block holds at once: all of them when they run inside each step.
@@ -62,7 +74,7 @@ FLASHRNN_HOST_DEVICE constexpr SharedParts<Number> shared_parts(const Sizes& t, 
     return {tile_bytes * Number(t.row_warps) * t.k_warps * t.row_tiles_per_warp * t.k_tiles_in_shared_memory,
             (t.mma_k * Number(t.k_tiles_per_block) + operand_padding(t)) * batch_rows * t.element_bytes *
                 operand_buffers<Number>(t),
-            4LL * t.mma_m * Number(t.k_warps) * t.row_tiles_per_block * batch_rows,
+            4LL * partials_row_stride<Number>(t) * Number(t.k_warps) * batch_rows,
             4LL * t.num_states * Number(t.units_per_block) * batch_rows * chunks_on_chip<Number>(t),
             forward ? 4LL * t.num_gates * Number(t.units_per_block) : Number(0)};
 }

@@ -59,7 +59,7 @@ static_assert(kBatchRows == kOperandRows || (kBatchRows < kOperandRows && !Trait
               "narrow blocks are independent (the step exchange moves whole tiles)");
 constexpr int kOperandColumns = Traits::k_tiles_per_block * Traits::mma_k;
 constexpr int kOperandStride = kOperandColumns + operand_padding(Traits{}); // elements per batch row
-constexpr int kBlockRows = Traits::row_tiles_per_block * Traits::mma_m;
+constexpr int kPartialsStride = partials_row_stride<int>(Traits{}); // floats per batch row of partials
 constexpr SharedLayout kShared = shared_layout(Traits{}, !Traits::backward);
 static_assert(kShared.total == Traits::shared_memory_bytes, "the tiling model counts the same layout");
 
@@ -291,15 +291,15 @@ struct Product {
                 // spills R's registers for them; a few tiles ahead hide shared memory's latency.
                 if (j % kOperandLookahead == kOperandLookahead - 1) asm volatile("" ::: "memory");
             }
-            float* out = partials + k_warp * kOperandRows * kBlockRows;
+            float* out = partials + k_warp * kOperandRows * kPartialsStride;
             const int row = row_tile * Traits::mma_m + group;
 #pragma unroll
             for (int n = 0; n < Traits::batch_tiles_per_block; ++n) {
                 const int column = n * Traits::mma_n + 2 * quad;
-                out[column * kBlockRows + row] = acc[n][0];
-                out[(column + 1) * kBlockRows + row] = acc[n][1];
-                out[column * kBlockRows + row + 8] = acc[n][2];
-                out[(column + 1) * kBlockRows + row + 8] = acc[n][3];
+                out[column * kPartialsStride + row] = acc[n][0];
+                out[(column + 1) * kPartialsStride + row] = acc[n][1];
+                out[column * kPartialsStride + row + 8] = acc[n][2];
+                out[(column + 1) * kPartialsStride + row + 8] = acc[n][3];
             }
         }
     }
@@ -310,8 +310,32 @@ __device__ inline float product_at(const float* partials, int batch_row, int row
     float sum = 0.0f;
 #pragma unroll
     for (int w = 0; w < Traits::k_warps; ++w)
-        sum += partials[(w * kOperandRows + batch_row) * kBlockRows + row];
+        sum += partials[(w * kOperandRows + batch_row) * kPartialsStride + row];
     return sum;
+}
+
+// The forward's products of a unit's G_REC recurrent gates (block rows unit G_REC + k), summed over k
+// warps in the order product_at sums them. Four gates (LSTM, sLSTM) are one aligned 16-byte word per k
+// warp: a warp's lanes (consecutive units) then read consecutive words, where four scalar loads of rows
+// 4 apart met 4-way bank conflicts each.
+__device__ inline void recurrent_products(const float* partials, int batch_row, int unit,
+                                          float (&sums)[G_REC]) {
+#pragma unroll
+    for (int k = 0; k < G_REC; ++k)
+        sums[k] = 0.0f;
+    if constexpr (G_REC == 4) {
+        static_assert(kPartialsStride % 4 == 0 && kShared.partials % 16 == 0, "16-byte words of partials");
+#pragma unroll
+        for (int w = 0; w < Traits::k_warps; ++w) {
+            const float4 v = *reinterpret_cast<const float4*>(
+                partials + (w * kOperandRows + batch_row) * kPartialsStride + unit * G_REC);
+            sums[0] += v.x, sums[1] += v.y, sums[2] += v.z, sums[3] += v.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < G_REC; ++k)
+            sums[k] = product_at(partials, batch_row, unit * G_REC + k);
+    }
 }
 
 // A load through L2 (not L1): for rows other blocks may have written.

@@ -196,9 +196,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
 #pragma unroll
                 for (int k = 0; k < Cell::num_input_gates; ++k)
                     pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
+                float recurrent[G_REC];
+                recurrent_products(partials, it.n, it.unit, recurrent);
 #pragma unroll
                 for (int k = 0; k < G_REC; ++k)
-                    pre[Cell::gate_of_recurrent_block(k)] += product_at(partials, it.n, it.unit * G_REC + k);
+                    pre[Cell::gate_of_recurrent_block(k)] += recurrent[k];
                 float previous[S], next[S];
 #pragma unroll
                 for (int s = 0; s < S; ++s)
