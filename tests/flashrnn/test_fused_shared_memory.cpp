@@ -1,7 +1,8 @@
-// The fused kernels' shared memory is laid out once (tiling/fused_shared_memory.hpp): the bytes the
+// The fused kernels' shared memory is laid out once (tiling/fused_layout.hpp): the bytes the
 // tiling model counts for a configuration are the bytes the kernel is launched with
 // (fused_backend.cpp: shared_layout(traits, forward).total), for every configuration the model
-// accepts; and a shared-memory report from the driver tightens shared memory, not registers.
+// accepts, with the partial products' stores free of bank conflicts; and a shared-memory report from
+// the driver tightens shared memory, not registers.
 #include "cuda/fused/kernels/fused_params.hpp"
 #include "flashrnn/tiling/fused_tiling.hpp"
 #include "fused_request.hpp"
@@ -22,6 +23,20 @@ std::int64_t launched_bytes(const FusedKernelTraits& t) {
     return fused::shared_layout(t, t.pass == FusedPass::forward).total;
 }
 
+// The banks (4-byte words modulo 32) a warp's lanes store an mma's accumulator `a` (0..3) to in the
+// partial products (fused_common.cuh, Product::run): lane = 4 group + quad stores batch row
+// 2 quad + (a & 1) at block row group + 8 (a >= 2), rows partials_row_stride apart. The offsets of the
+// k warp, the batch tile and the row tile are the same in every lane and move no two lanes together.
+std::set<long long> accumulator_store_banks(const FusedKernelTraits& t, int a) {
+    const long long stride = fused::partials_row_stride<long long>(t);
+    std::set<long long> banks;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int group = lane / 4, quad = lane % 4;
+        banks.insert(((2 * quad + (a & 1)) * stride + group + (a >= 2 ? 8 : 0)) % 32);
+    }
+    return banks;
+}
+
 } // namespace
 
 TEST_CASE("fused shared memory: the model counts the bytes the kernel is launched with, for every "
@@ -40,6 +55,12 @@ TEST_CASE("fused shared memory: the model counts the bytes the kernel is launche
         CAPTURE(t.key());
         CHECK(t.shared_memory_bytes == launched_bytes(t));
         CHECK(launched_bytes(t) <= optin);
+        // The partial products: every store of an accumulator on 32 banks (no conflict), rows of whole
+        // 16-byte words from a 16-byte aligned start (the forward's one-word read of four gates).
+        for (int a = 0; a < 4; ++a)
+            CHECK(accumulator_store_banks(t, a).size() == 32);
+        CHECK(fused::partials_row_stride<long long>(t) % 4 == 0);
+        CHECK(fused::shared_layout(t, t.pass == FusedPass::forward).partials % 16 == 0);
         ++checked;
         prefetched += t.prefetch_operand;
         distinct.insert(t.key());
