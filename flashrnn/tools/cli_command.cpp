@@ -376,6 +376,10 @@ int run_tune_newton(const TuneNewtonCommand& command, std::FILE* out) {
                  std::string(to_string(newton::fused_kernel(problem.cell))).c_str(),
                  describe(newton::fused_config(limits, problem)).c_str());
     print_pass_cost(out, "fused forward", cost.fused_forward, cost.bandwidth);
+    // The backward follows the forward's backend (the choice below is made on the forward's estimates).
+    std::fprintf(out, "fused backward (%s): %s, one block per sequence\n",
+                 std::string(to_string(newton::fused_backward_kernel(problem.cell))).c_str(),
+                 describe(newton::fused_backward_config(limits, problem)).c_str());
     const newton::Backend choice = newton::choose_backend(limits, problem, solve);
     const double chosen = choice == newton::Backend::fused    ? cost.fused_seconds
                           : choice == newton::Backend::newton ? cost.newton_seconds
