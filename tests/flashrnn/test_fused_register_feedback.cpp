@@ -91,9 +91,11 @@ TEST_CASE("fused register feedback: chunked batches compile without spilling on 
 // step (B 64), and the forward at B 256, the first choice spills with the gather (96, 184 and 48 bytes,
 // 2026-11-25) as it does without it (80, 136, 48): the feedback ends in a configuration with the gather and
 // no spill. The backward's at B 37 holds at least as much of R in registers as the loop without clusters ends
-// in; at B 64 it no longer does since the partial products' rows are padded (12 R registers against 60: the
-// loop's path over configurations 16 bytes per batch row and k warp larger; the direct load, the default,
-// compiles its first choice there, below); the forward's holds less (40 R registers in 2 chunks inside each
+// in. At B 64 it no longer does since the partial products' rows are padded (a regression of the element
+// load only, 2026-12-02): with the gather ptxas spills 8 bytes at 168 registers in each configuration of 2
+// chunks inside each step the loop tries, whatever R it holds (6, 5, 4 tiles), and the loop ends at 12 R
+// registers against 60 without clusters; the direct load, the default, compiles its first choice there
+// (below). The forward's holds less (40 R registers in 2 chunks inside each
 // step, against 68 in one chunk) and was the faster on the H100, 11.73 against 15.67 ms (docs/benchmarks.md,
 // "Large batches").
 TEST_CASE("fused register feedback: the multicast gather at (1, 768) on the H100 keeps its clusters") {

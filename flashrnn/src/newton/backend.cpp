@@ -46,8 +46,7 @@ struct FusedInstructions {
 };
 FusedInstructions fused_instructions(Cell cell, DType dtype) {
     const bool wide = bytes_of(dtype) == 4;
-    if (cell_info(cell).num_states == 1)
-        return wide ? FusedInstructions{29.2, 34} : FusedInstructions{20.8, 36};
+    if (cell == Cell::flash_gru) return wide ? FusedInstructions{29.2, 34} : FusedInstructions{20.8, 36};
     return wide ? FusedInstructions{33.4, 61} : FusedInstructions{32.1, 61};
 }
 // A DRAM sector: the sequential kernel's unit of traffic per value (its warps read 32 rows at one step).

@@ -320,11 +320,9 @@ __device__ inline float product_at(const float* partials, int batch_row, int row
 // 4 apart met 4-way bank conflicts each.
 __device__ inline void recurrent_products(const float* partials, int batch_row, int unit,
                                           float (&sums)[G_REC]) {
-#pragma unroll
-    for (int k = 0; k < G_REC; ++k)
-        sums[k] = 0.0f;
     if constexpr (G_REC == 4) {
         static_assert(kPartialsStride % 4 == 0 && kShared.partials % 16 == 0, "16-byte words of partials");
+        sums[0] = sums[1] = sums[2] = sums[3] = 0.0f;
 #pragma unroll
         for (int w = 0; w < Traits::k_warps; ++w) {
             const float4 v = *reinterpret_cast<const float4*>(
