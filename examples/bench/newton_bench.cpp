@@ -62,7 +62,8 @@ struct Shape3 {
 std::vector<Shape3> default_shapes(bool grid) {
     std::vector<Shape3> shapes{{32, 2048, 512}, {32, 2048, 2048}, {32, 2048, 8192}, {1, 256, 65536}};
     if (!grid) return shapes;
-    for (Shape3 bd : {Shape3{1, 256, 0}, Shape3{1, 2048, 0}, Shape3{8, 2048, 0}, Shape3{32, 2048, 0}})
+    for (Shape3 bd : {Shape3{1, 256, 0}, Shape3{1, 2048, 0}, Shape3{8, 2048, 0}, Shape3{32, 2048, 0},
+                      Shape3{128, 2048, 0}, Shape3{512, 2048, 0}})
         for (long long steps : {256LL, 1024LL, 4096LL, 16384LL, 65536LL}) {
             const Shape3 s{bd.batch, bd.units, steps};
             const bool named = std::any_of(shapes.begin(), shapes.end(), [&](const Shape3& n) {

@@ -12,6 +12,7 @@
 //    and slow decay (|a| in [0.9, 1]) with a tolerance (the fused kernel's per tile, its statistics
 //    against the unfused solver's, the iteration limit, inside a CUDA graph); statistics read from
 //    the device slots.
+//  - the sequential backend at every edge of its shared-memory tiles (sequences and steps).
 //  - newton::backward (every backend; the fused one in every compiled configuration, with and without
 //    the states' gradients, inside a CUDA graph) against the float64 backward at the same states.
 //  - Bad input: wrong shapes, fp16, an iteration limit of 0, a small workspace, non-finite inputs.
@@ -28,6 +29,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "flashrnn/core/error.hpp"
@@ -693,6 +695,58 @@ TEST_CASE("newton backward small: every backend against the float64 backward") {
                                                     with_backend(backend)),
                                     c.want, tolerance_for(dtype));
                 }
+            }
+}
+
+// The sequential backend on one shape, forward (with and without an initial state) and backward
+// (with and without the states' gradients), against the float64 references.
+void check_sequential(newton::Cell cell, DType dtype, newton::Shape shape, std::uint64_t& seed) {
+    const newton::Options options = with_backend(newton::Backend::sequential);
+    for (bool with_h0 : {false, true}) {
+        NewtonProblem p = testing::random_newton_problem(cell, shape, ++seed, 0.0, 1.0, with_h0);
+        testing::fresh_initialisation(p, ++seed);
+        p = rounded(p, dtype);
+        const reference::NewtonForwardResult want = p.sequential();
+        INFO("forward" << (with_h0 ? ", h0" : ""));
+        const GpuForward got = forward_on_gpu(p, dtype, options);
+        check_close("states", got.states, rounded_to(dtype, want.states.values), tolerance_for(dtype));
+        check_close("last_state", got.last_state, want.last_state.values, tolerance_for(dtype));
+        CHECK(got.statistics[newton::non_finite_slot] == 0.0);
+    }
+    for (bool with_d_states : {true, false}) {
+        INFO("backward" << (with_d_states ? "" : ", no d_states"));
+        const BackwardCase c = make_backward_case(cell, dtype, shape, seed, with_d_states);
+        check_gradients(backward_on_gpu(c.problem, dtype, c.states, c.d_states, c.d_last, options), c.want,
+                        tolerance_for(dtype));
+    }
+}
+
+// The sequential kernels stage tiles of 32 sequences x 32 steps forward, 16 backward, through
+// shared memory: sequence counts and lengths at every edge of a tile (one short, whole, one over, many
+// tiles), odd lengths (16-bit rows that do not start at 4 bytes are copied value by value).
+TEST_CASE("newton sequential small: every edge of the staged tiles, forward and backward") {
+    std::uint64_t seed = 17000;
+    const std::pair<std::int64_t, std::int64_t> batch_units[] = {{1, 1},  {1, 31}, {4, 8},
+                                                                 {3, 11}, {5, 13}, {1, 97}};
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (auto [B, D] : batch_units)
+                for (std::int64_t T : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129}) {
+                    INFO(newton::to_string(cell)
+                         << " " << to_string(dtype) << " T=" << T << " B=" << B << " D=" << D);
+                    check_sequential(cell, dtype, {T, B, D}, seed);
+                }
+}
+
+// The sequential kernels under compute-sanitizer (tests/gpu/scan.sh): partial tiles of sequences and
+// steps, both copy paths (even and odd lengths), both cells and dtypes.
+TEST_CASE("newton sequential sanitizer case: partial tiles, both cells and dtypes") {
+    std::uint64_t seed = 17050;
+    for (newton::Cell cell : newton::all_cells)
+        for (DType dtype : kDtypes)
+            for (std::int64_t T : {70, 71}) {
+                INFO(newton::to_string(cell) << " " << to_string(dtype) << " T=" << T);
+                check_sequential(cell, dtype, {T, 3, 15}, seed);
             }
 }
 

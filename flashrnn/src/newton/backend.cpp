@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "flashrnn/newton/passes.hpp"
+#include "newton/sequential_tiles.hpp"
 
 namespace flashrnn::newton {
 namespace {
@@ -17,14 +18,21 @@ namespace {
 // where DeviceLimits does not know it.
 constexpr double kAchievedBandwidthFraction = 0.8;
 constexpr double kUnknownBandwidth = 2.0e12;
-// Latencies. A step of the sequential kernel is a chain of dependent transcendental functions after a
-// load: measured on an H100 at B = 1, 256 units, T = 65536 (newton_bench, 2026-11-24), 0.52 us
-// (FlashGRU) to 0.57 us (FlashLSTM) per step forward in fp32, and 0.88 to 1.13 us per step backward
-// (the first guesses, 0.2 / 0.4 us, picked sequential where Newton was 2-2.8x faster, 12 of 80 grid
-// points). Estimates still: a block scans a tile of the reduction in about 1 us (its loads are
-// pipelined: a scan through registers, shuffles and shared memory); a launch costs a few microseconds.
-constexpr double kSequentialStepSeconds = 0.55e-6;
-constexpr double kSequentialBackwardStepSeconds = 1.0e-6;
+// Latencies. A step of the sequential kernel is a chain of dependent transcendental functions, the
+// inputs staged in shared memory (sequential_tiles.hpp): measured on the H200 (newton_bench,
+// 2026-12-03, B = 1, 256 units, T = 65536, one warp per SM), per step, forward and backward. With 8 warps
+// per SM (fp32 at B 32 and more) a wave's step takes 8-12% longer forward. Estimates still: a block
+// scans a tile of the reduction in about 1 us (its loads are pipelined: a scan through registers,
+// shuffles and shared memory); a launch costs a few microseconds.
+struct SequentialStepSeconds {
+    double forward, backward;
+};
+SequentialStepSeconds sequential_step_seconds(Cell cell, DType dtype) {
+    const bool wide = bytes_of(dtype) == 4;
+    if (cell == Cell::flash_gru)
+        return wide ? SequentialStepSeconds{0.326e-6, 0.577e-6} : SequentialStepSeconds{0.248e-6, 0.468e-6};
+    return wide ? SequentialStepSeconds{0.412e-6, 0.699e-6} : SequentialStepSeconds{0.348e-6, 0.565e-6};
+}
 constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
 // The fused forward's tile: the initial guess, then per iteration a cell step and a block scan (two
@@ -49,8 +57,33 @@ FusedInstructions fused_instructions(Cell cell, DType dtype) {
     if (cell == Cell::flash_gru) return wide ? FusedInstructions{29.2, 34} : FusedInstructions{20.8, 36};
     return wide ? FusedInstructions{33.4, 61} : FusedInstructions{32.1, 61};
 }
-// A DRAM sector: the sequential kernel's unit of traffic per value (its warps read 32 rows at one step).
-constexpr double kSectorBytes = 32;
+// The sequential forward's throughput where enough warps are resident (16 per SM in bf16, one wave at
+// B 32 x 2048 units), counted as issue slots per step of one sequence at kAchievedIssueFraction: the
+// H200 (2026-12-03) ran 1.58e11 FlashGRU and 1.15e11 FlashLSTM bf16 steps per second there (0.213 and
+// 0.293 ms at T = 512), 2.3 and 1.6x short of one step per latency per resident thread. Nsight Compute
+// at 8 warps per SM (fp32): SM throughput 47%, DRAM 23%. A count from that rate, not from the SASS.
+double sequential_instructions_per_step(Cell cell) {
+    return cell == Cell::flash_gru ? 174 : 240;
+}
+
+// The time to issue `thread_instructions` at kAchievedIssueFraction of the SMs' slots; 0 where the
+// device's clock is unknown.
+double issue_seconds(const DeviceLimits& limits, double thread_instructions) {
+    if (limits.sm_clock <= 0) return 0;
+    return thread_instructions / std::max(1, limits.warp_size) /
+           (double(limits.sm_count) * kWarpSchedulersPerSm * limits.sm_clock * kAchievedIssueFraction);
+}
+
+// The sequences the sequential kernels keep resident: one warp of 32 per block, as many blocks per SM
+// as their tiles' shared memory (and the SM's block and thread limits) allow.
+double sequential_resident_sequences(const DeviceLimits& limits, int tile_bytes) {
+    int warps = std::min(std::max(1, limits.max_blocks_per_sm),
+                         std::max(1, limits.max_threads_per_sm / kSequentialTileSequences));
+    if (limits.shared_memory_per_sm > 0)
+        warps = std::min<std::int64_t>(warps, limits.shared_memory_per_sm /
+                                                  (tile_bytes + limits.reserved_shared_memory_per_block));
+    return double(std::max(1, limits.sm_count)) * std::max(1, warps) * kSequentialTileSequences;
+}
 
 PassCost finish(PassCost cost, double bandwidth) {
     cost.seconds = std::max({cost.bytes / bandwidth, cost.latency_seconds, cost.issue_seconds}) +
@@ -110,20 +143,28 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     const double N = sequences * T; // elements of one state row
     const double e = bytes_of(problem.dtype), S = cell.num_states, G = cell.num_gates;
 
-    // Sequential: one thread per sequence; the inputs read and the states written once, a sector per value
-    // (a warp's 32 threads read 32 rows at the same step, and the sectors do not stay in L1 until the
-    // thread's next steps use the rest of them: on the H200 at B 32 x 2048, T 2048, FlashGRU fp32 took
-    // 3.53 ms, bf16 3.33, for 2.15 and 1.07 GB of values), or the chain of T steps per wave of resident
-    // threads, whichever is longer.
-    const double resident_threads =
-        std::max(1.0, double(limits.sm_count) * std::max(1, limits.max_threads_per_sm));
-    const double thread_waves = std::ceil(sequences / resident_threads);
-    cost.sequential_forward.bytes = N * (G + S) * kSectorBytes;
-    cost.sequential_forward.latency_seconds = thread_waves * T * kSequentialStepSeconds;
+    // Sequential: one thread per sequence, a warp's 32 staging their tiles in shared memory
+    // (sequential_tiles.hpp); the inputs read and the states written once, in whole sectors, or the
+    // chain of T steps per wave of resident warps, whichever is longer. Before the tiles (threads
+    // reading their own rows: a sector per value) the H200 took 3.53 ms at B 32 x 2048, T 2048 (FlashGRU
+    // fp32), 2.4x the tiled kernel's 1.48; measured in docs/benchmarks.md.
+    const SequentialStepSeconds step = sequential_step_seconds(problem.cell, problem.dtype);
+    const auto waves = [&](bool backward, int slots) { // of resident warps over the sequences
+        const int value_bytes = static_cast<int>(e);
+        return std::ceil(sequences / sequential_resident_sequences(
+                                         limits, sequential_tile_bytes(
+                                                     value_bytes, sequential_tile_steps(backward), slots)));
+    };
+    const double forward_waves = waves(false, sequential_forward_slots(cell.num_gates));
+    const double backward_waves = waves(true, sequential_backward_slots(cell.num_gates, cell.num_states));
+    cost.sequential_forward.bytes = N * (G + S) * e;
+    cost.sequential_forward.latency_seconds = forward_waves * T * step.forward;
     cost.sequential_forward.launches = 1;
+    cost.sequential_forward.issue_seconds =
+        issue_seconds(limits, N * sequential_instructions_per_step(problem.cell));
     // Backward: inputs, states, their gradients read; the inputs' gradients written.
-    cost.sequential_backward.bytes = N * (2 * G + 2 * S) * kSectorBytes;
-    cost.sequential_backward.latency_seconds = thread_waves * T * kSequentialBackwardStepSeconds;
+    cost.sequential_backward.bytes = N * (2 * G + 2 * S) * e;
+    cost.sequential_backward.latency_seconds = backward_waves * T * step.backward;
     cost.sequential_backward.launches = 1;
 
     // Newton (unfused): the initial guess (inputs read, fp32 iterate written), per iteration an
@@ -166,14 +207,9 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.fused_forward.latency_seconds =
         fused_waves * std::ceil(T / fused_tile) * (iterations + 1) * kFusedTileIterationSeconds;
     cost.fused_forward.launches = 1;
-    if (limits.sm_clock > 0) {
-        const FusedInstructions count = fused_instructions(problem.cell, problem.dtype);
-        const double warp_instructions =
-            N * (count.base + count.per_iteration * iterations) / std::max(1, limits.warp_size);
-        cost.fused_forward.issue_seconds =
-            warp_instructions /
-            (double(limits.sm_count) * kWarpSchedulersPerSm * limits.sm_clock * kAchievedIssueFraction);
-    }
+    const FusedInstructions count = fused_instructions(problem.cell, problem.dtype);
+    cost.fused_forward.issue_seconds =
+        issue_seconds(limits, N * (count.base + count.per_iteration * iterations));
 
     cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
     cost.newton_backward = finish(cost.newton_backward, cost.bandwidth);

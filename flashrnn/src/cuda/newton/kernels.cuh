@@ -1,4 +1,4 @@
-// The Newton family's element-wise and sequential kernels (passes.cu launches them). Layouts as in
+// The Newton family's element-wise kernels (passes.cu launches them). Layouts as in
 // newton/problem.hpp: a tensor [C, B, D, T] is C planes of `sequences` rows of T values (sequence
 // s = b D + d), indexed through Rows; the solver's own fp32 buffers (the iterate, Jacobians,
 // residuals) have the same layout. The cells' math is their headers' (cells/flash_gru.hpp,
@@ -14,7 +14,6 @@
 namespace flashrnn::cuda::newton {
 
 constexpr int kElementThreads = 256;
-constexpr int kSequentialThreads = 128;
 
 // The inputs of one step of one sequence, in fp32.
 template <class C> struct StepInputs {
@@ -249,37 +248,7 @@ __global__ void __launch_bounds__(kElementThreads) backward_gradients_kernel(con
         atomic_add_by_key(p.d_parameters + k * p.rows.units + unit, valid ? unit : -1, d_p[k], valid);
 }
 
-// ---- Sequential baseline -----------------------------------------------------------------------------
-
-// One thread per sequence, h_t = f(h_{t-1}, x_t) in fp32 registers.
-template <class C, class T>
-__global__ void __launch_bounds__(kSequentialThreads)
-    sequential_forward_kernel(const ForwardParams<T> p, float* statistics) {
-    constexpr int S = C::num_states;
-    const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kSequentialThreads + threadIdx.x;
-    if (s >= p.rows.sequences) return;
-    float state[S];
-#pragma unroll
-    for (int k = 0; k < S; ++k)
-        state[k] = p.initial_state ? p.initial_state[p.rows.state_at(k, s)] : 0.0f;
-    for (std::int64_t t = 0; t < p.rows.length; ++t) {
-        const StepInputs<C> in = load_step<C>(p.inputs, p.parameters, p.rows, s, t);
-        float next[S];
-        C::forward(in.x, in.p, state, next);
-#pragma unroll
-        for (int k = 0; k < S; ++k) {
-            state[k] = next[k];
-            p.states[p.rows.at(k, s, t)] = from_float<T>(next[k]);
-        }
-    }
-    bool finite = true;
-#pragma unroll
-    for (int k = 0; k < S; ++k) {
-        finite = finite && isfinite(state[k]);
-        if (p.last_state) p.last_state[p.rows.state_at(k, s)] = state[k];
-    }
-    if (!finite && statistics) statistics[3] = 1.0f; // every writer writes the same value
-}
+// ---- Statistics of the other backends ----------------------------------------------------------------
 
 // The fused forward's statistics slots from its counters: without a tolerance every tile ran
 // max_iterations; with one, the most any tile ran and whether every tile met it.
@@ -298,44 +267,6 @@ __global__ void sequential_statistics_kernel(float* statistics, bool tolerance) 
     statistics[1] = 0.0f;
     statistics[2] = tolerance ? 1.0f : 0.0f;
     statistics[3] = 0.0f;
-}
-
-// One thread per sequence, from the last step: g_t = d_t + J_{t+1}^T g_{t+1} through the cell's backward.
-template <class C, class T>
-__global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel(const BackwardParams<T> p) {
-    constexpr int S = C::num_states;
-    const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * kSequentialThreads + threadIdx.x;
-    if (s >= p.rows.sequences) return;
-    float carry[S] = {}, d_p_sum[C::num_parameters] = {};
-    if (p.d_last_state)
-#pragma unroll
-        for (int k = 0; k < S; ++k)
-            carry[k] = p.d_last_state[p.rows.state_at(k, s)];
-    for (std::int64_t t = p.rows.length - 1; t >= 0; --t) {
-        const StepInputs<C> in = load_step<C>(p.inputs, p.parameters, p.rows, s, t);
-        float previous[S], g[S], d_x[C::num_gates], d_p[C::num_parameters], d_previous[S];
-        load_previous<S>(p.states, p.initial_state, p.rows, s, t, previous);
-#pragma unroll
-        for (int k = 0; k < S; ++k)
-            g[k] = carry[k] + (p.d_states ? to_float(p.d_states[p.rows.at(k, s, t)]) : 0.0f);
-        C::backward(in.x, in.p, previous, g, d_x, d_p, d_previous);
-#pragma unroll
-        for (int k = 0; k < C::num_gates; ++k)
-            p.d_inputs[p.rows.at(k, s, t)] = from_float<T>(d_x[k]);
-#pragma unroll
-        for (int k = 0; k < C::num_parameters; ++k)
-            d_p_sum[k] += d_p[k];
-#pragma unroll
-        for (int k = 0; k < S; ++k)
-            carry[k] = d_previous[k];
-    }
-#pragma unroll
-    for (int k = 0; k < C::num_parameters; ++k)
-        atomicAdd(p.d_parameters + p.rows.parameter_at(k, s), d_p_sum[k]);
-    if (p.d_initial_state)
-#pragma unroll
-        for (int k = 0; k < S; ++k)
-            p.d_initial_state[p.rows.state_at(k, s)] = carry[k];
 }
 
 } // namespace flashrnn::cuda::newton

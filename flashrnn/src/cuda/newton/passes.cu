@@ -12,6 +12,7 @@
 #include "cuda/newton/kernels.cuh"
 #include "cuda/newton/problem_dispatch.cuh"
 #include "cuda/newton/reduction_launch.hpp"
+#include "cuda/newton/sequential.cuh"
 #include "flashrnn/core/error.hpp"
 #include "flashrnn/newton/passes.hpp"
 
@@ -23,6 +24,7 @@ using cuda::newton::BackwardParams;
 using cuda::newton::Counters;
 using cuda::newton::ForwardParams;
 using cuda::newton::kElementThreads;
+using cuda::newton::kSequentialSequencesPerBlock;
 using cuda::newton::kSequentialThreads;
 using cuda::newton::Rows;
 using cuda::newton::rows_of;
@@ -107,7 +109,8 @@ unsigned element_blocks(const Problem& problem) {
 }
 
 unsigned sequential_blocks(const Problem& problem) {
-    return static_cast<unsigned>((problem.shape.sequences() + kSequentialThreads - 1) / kSequentialThreads);
+    return static_cast<unsigned>((problem.shape.sequences() + kSequentialSequencesPerBlock - 1) /
+                                 kSequentialSequencesPerBlock);
 }
 
 template <class T> const T* typed(const ConstTensorView& view) {

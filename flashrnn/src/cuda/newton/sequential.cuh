@@ -1,0 +1,324 @@
+// The sequential baseline (passes.cu launches it): one thread per sequence steps h_t = f(h_{t-1}, x_t)
+// in fp32 registers, and the backward from the last step. Rows run along T (newton/problem.hpp), so
+// the 32 threads of a warp reading their own step t touch 32 rows: a 32-byte sector per 4-byte value,
+// and the L1 cannot hold 32 steps of every row for many warps (measured: 1.6-4.1 us per step at 65536
+// sequences against 0.5 us at 4096). Instead each warp stages tiles of its 32 sequences x K steps
+// through shared memory: copied in row order (whole sectors) and asynchronously (cp.async) while the
+// warp steps through the tile before, written back in row order. Same math, same order of operations.
+#pragma once
+
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+
+#include "cuda/newton/kernels.cuh"
+#include "newton/sequential_tiles.hpp"
+
+namespace flashrnn::cuda::newton {
+
+using flashrnn::newton::kSequentialTileBuffers;
+using flashrnn::newton::kSequentialTileSequences;
+using flashrnn::newton::sequential_backward_slots;
+using flashrnn::newton::sequential_buffer_words;
+using flashrnn::newton::sequential_forward_slots;
+using flashrnn::newton::sequential_row_words;
+using flashrnn::newton::sequential_tile_steps;
+
+constexpr int kSequentialThreads = kSequentialTileSequences; // one warp per block: the warps share nothing
+constexpr int kSequentialSequencesPerBlock = kSequentialTileSequences;
+
+// One buffer of a warp's tile (newton/sequential_tiles.hpp): 32 rows (sequences s0 + r) x K steps
+// (t0 + t) of `Slots` planes of T values, row r of slot k at word (k * 32 + r) * kRowWords.
+template <class T, int K, int Slots> struct SequenceTile {
+    static constexpr int kRows = kSequentialSequencesPerBlock;
+    static constexpr int kValuesPerWord = 4 / static_cast<int>(sizeof(T));
+    static constexpr int kWordsPerRow = K / kValuesPerWord;
+    static_assert(K % kValuesPerWord == 0 && kRows % kWordsPerRow == 0, "a copy covers whole rows");
+    static constexpr int kRowWords = sequential_row_words(sizeof(T), K);
+    static constexpr int kRowsPerCopy = kRows / kWordsPerRow; // rows of one warp-wide copy
+    static constexpr int kWords = sequential_buffer_words(sizeof(T), K, Slots);
+
+    std::uint32_t* words;
+
+    __device__ __forceinline__ T* row(int slot, int r) const {
+        return reinterpret_cast<T*>(words + (slot * kRows + r) * kRowWords);
+    }
+    __device__ __forceinline__ float get(int slot, int r, int t) const { return to_float(row(slot, r)[t]); }
+    __device__ __forceinline__ void set(int slot, int r, int t, float value) const {
+        row(slot, r)[t] = from_float<T>(value);
+    }
+
+    // Whether a tensor's rows can be copied as 4-byte words: every row starts at 4 bytes (16-bit values:
+    // an even length and an aligned tensor); else the values go one by one.
+    static __device__ __forceinline__ bool words_aligned(const T* tensor, std::int64_t length) {
+        return sizeof(T) == 4 || (length % 2 == 0 && (reinterpret_cast<std::uintptr_t>(tensor) & 3) == 0);
+    }
+
+    // A lane's word in a copy: pass j covers rows [j, j + 1) * kRowsPerCopy; the lane's row in it and
+    // its word in the row (values [word, word + 1) * kValuesPerWord of the tile's steps).
+    static __device__ __forceinline__ int first_row(int lane) { return lane / kWordsPerRow; }
+    static __device__ __forceinline__ int word_of(int lane) { return lane % kWordsPerRow; }
+    __device__ __forceinline__ std::uint32_t* word_at(int slot, int r, int word) const {
+        return words + (slot * kRows + r) * kRowWords + word;
+    }
+
+    // Starts copying rows [s0, s0 + 32) x steps [t0, t0 + K) of plane `plane` of `tensor` into `slot`;
+    // values outside [0, sequences) x [0, length) read as zero. Every lane of the warp calls it; the
+    // caller commits the copies (one commit per fill).
+    __device__ __forceinline__ void copy_async(int slot, const T* tensor, const Rows& rows, int plane,
+                                               std::int64_t s0, std::int64_t t0, bool aligned) const {
+        const int lane = static_cast<int>(threadIdx.x) % 32, r = first_row(lane), word = word_of(lane);
+        if (!aligned) {
+            copy_values(slot, tensor, rows, plane, s0, t0);
+            return;
+        }
+        // An even length keeps a 16-bit word whole: t < length implies t + 1 < length.
+        const std::int64_t t = t0 + word * kValuesPerWord, s = s0 + r;
+        const T* from = tensor + rows.at(plane, min(s, rows.sequences - 1), min(t, rows.length - 1));
+        const std::int64_t stride = kRowsPerCopy * rows.length; // between passes
+        std::uint32_t* to = word_at(slot, r, word);
+        // Not unrolled further: every pass's address held at once took 255 registers (the copies are
+        // asynchronous, so a pass's few instructions do not wait).
+#pragma unroll 4
+        for (int j = 0; j < kWordsPerRow; ++j) {
+            const bool inside = s + j * kRowsPerCopy < rows.sequences && t < rows.length;
+            __pipeline_memcpy_async(to + j * kRowsPerCopy * kRowWords, inside ? from + j * stride : tensor, 4,
+                                    inside ? 0 : 4);
+        }
+    }
+
+    // copy_async's values one by one (16-bit rows that do not start at 4 bytes), synchronously.
+    __device__ __noinline__ void copy_values(int slot, const T* tensor, const Rows& rows, int plane,
+                                             std::int64_t s0, std::int64_t t0) const {
+        const int lane = static_cast<int>(threadIdx.x) % 32, word = word_of(lane);
+        const std::int64_t t = t0 + word * kValuesPerWord;
+        for (int j = 0; j < kWordsPerRow; ++j) {
+            const int r = first_row(lane) + j * kRowsPerCopy;
+            const std::int64_t s = s0 + r;
+            T values[kValuesPerWord];
+#pragma unroll
+            for (int v = 0; v < kValuesPerWord; ++v)
+                values[v] = s < rows.sequences && t + v < rows.length ? tensor[rows.at(plane, s, t + v)]
+                                                                      : from_float<T>(0.0f);
+            *word_at(slot, r, word) = *reinterpret_cast<const std::uint32_t*>(values);
+        }
+    }
+
+    // Writes `slot` to rows [s0, s0 + 32) x steps [t0, t0 + K) of plane `plane` of `tensor`, the values
+    // inside [0, sequences) x [0, length). Every lane of the warp calls it, after __syncwarp.
+    __device__ __forceinline__ void store(int slot, T* tensor, const Rows& rows, int plane, std::int64_t s0,
+                                          std::int64_t t0, bool aligned) const {
+        const int lane = static_cast<int>(threadIdx.x) % 32, r = first_row(lane), word = word_of(lane);
+        if (!aligned) {
+            store_values(slot, tensor, rows, plane, s0, t0);
+            return;
+        }
+        const std::int64_t t = t0 + word * kValuesPerWord, s = s0 + r;
+        if (t >= rows.length) return;
+        T* into = tensor + rows.at(plane, min(s, rows.sequences - 1), t);
+        const std::int64_t stride = kRowsPerCopy * rows.length;
+#pragma unroll 4
+        for (int j = 0; j < kWordsPerRow; ++j)
+            if (s + j * kRowsPerCopy < rows.sequences)
+                *reinterpret_cast<std::uint32_t*>(into + j * stride) =
+                    *word_at(slot, r + j * kRowsPerCopy, word);
+    }
+
+    // store's values one by one (16-bit rows that do not start at 4 bytes).
+    __device__ __noinline__ void store_values(int slot, T* tensor, const Rows& rows, int plane,
+                                              std::int64_t s0, std::int64_t t0) const {
+        const int lane = static_cast<int>(threadIdx.x) % 32, word = word_of(lane);
+        const std::int64_t t = t0 + word * kValuesPerWord;
+        for (int j = 0; j < kWordsPerRow; ++j) {
+            const int r = first_row(lane) + j * kRowsPerCopy;
+            const std::int64_t s = s0 + r;
+            if (s >= rows.sequences) continue;
+            const std::uint32_t packed = *word_at(slot, r, word);
+            const T* values = reinterpret_cast<const T*>(&packed);
+#pragma unroll
+            for (int v = 0; v < kValuesPerWord; ++v)
+                if (t + v < rows.length) tensor[rows.at(plane, s, t + v)] = values[v];
+        }
+    }
+};
+
+// Waits for the fill before the last one (each fill commits one group, empty past the last tile).
+__device__ __forceinline__ void wait_for_previous_tile() {
+    __pipeline_wait_prior(1);
+    __syncwarp();
+}
+
+// The forward: tiles in turn, the next one in flight; the states leave through the gates' slots (a
+// step's gates are read before its states are written, each thread in its own row).
+template <class C, class T>
+__global__ void __launch_bounds__(kSequentialThreads)
+    sequential_forward_kernel(const ForwardParams<T> p, float* statistics) {
+    constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters,
+                  K = sequential_tile_steps(false);
+    static_assert(S <= G, "the states leave through the gates' slots");
+    using Tile = SequenceTile<T, K, sequential_forward_slots(G)>;
+    __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
+    const auto tile_of = [&](std::int64_t i) {
+        return Tile{words + (i % kSequentialTileBuffers) * Tile::kWords};
+    };
+    const int lane = static_cast<int>(threadIdx.x);
+    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialSequencesPerBlock;
+    const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
+    const bool valid = s < p.rows.sequences;
+    const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
+    const bool states_aligned = Tile::words_aligned(p.states, length);
+    const auto fill = [&](std::int64_t i) {
+        if (i < tile_count)
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                tile_of(i).copy_async(g, p.inputs, p.rows, g, s0, i * K, inputs_aligned);
+        __pipeline_commit();
+    };
+    fill(0);
+    fill(1);
+    float parameters[P], state[S];
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+        parameters[k] = valid ? p.parameters[p.rows.parameter_at(k, s)] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k)
+        state[k] = valid && p.initial_state ? p.initial_state[p.rows.state_at(k, s)] : 0.0f;
+    for (std::int64_t i = 0; i < tile_count; ++i) {
+        wait_for_previous_tile();
+        const Tile tile = tile_of(i);
+        const int steps = static_cast<int>(min(static_cast<std::int64_t>(K), length - i * K));
+        float x[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+            x[g] = tile.get(g, lane, 0);
+        for (int t = 0; t < steps; ++t) {
+            float next_x[G], next[S]; // the next step's gates are read ahead of this step's math
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                next_x[g] = tile.get(g, lane, min(t + 1, K - 1));
+            C::forward(x, parameters, state, next);
+#pragma unroll
+            for (int k = 0; k < S; ++k) {
+                state[k] = next[k];
+                tile.set(k, lane, t, next[k]);
+            }
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                x[g] = next_x[g];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+            tile.store(k, p.states, p.rows, k, s0, i * K, states_aligned);
+        __syncwarp(); // every lane has read the slots before the next fill overwrites them
+        fill(i + 2);
+    }
+    __pipeline_wait_prior(0);
+    if (!valid) return;
+    bool finite = true;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        finite = finite && isfinite(state[k]);
+        if (p.last_state) p.last_state[p.rows.state_at(k, s)] = state[k];
+    }
+    if (!finite && statistics) statistics[3] = 1.0f; // every writer writes the same value
+}
+
+// The backward, from the last tile and step: g_t = d_t + J_{t+1}^T g_{t+1} through the cell's
+// backward. Slots: the gates (their gradients leave through them), the states, the states' gradients.
+template <class C, class T>
+__global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel(const BackwardParams<T> p) {
+    constexpr int S = C::num_states, G = C::num_gates, P = C::num_parameters, K = sequential_tile_steps(true);
+    constexpr int kStates = G, kDStates = G + S;
+    using Tile = SequenceTile<T, K, sequential_backward_slots(G, S)>;
+    __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
+    const auto tile_of = [&](std::int64_t i) {
+        return Tile{words + (i % kSequentialTileBuffers) * Tile::kWords};
+    };
+    const int lane = static_cast<int>(threadIdx.x);
+    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialSequencesPerBlock;
+    const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
+    const bool valid = s < p.rows.sequences;
+    const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
+    const bool states_aligned = Tile::words_aligned(p.states, length);
+    const bool d_states_aligned = p.d_states && Tile::words_aligned(p.d_states, length);
+    const bool d_inputs_aligned = Tile::words_aligned(p.d_inputs, length);
+    const auto first_step = [&](std::int64_t i) { return (tile_count - 1 - i) * K; }; // tile i from the end
+    const auto fill = [&](std::int64_t i) {
+        if (i < tile_count) {
+            const Tile tile = tile_of(i);
+            const std::int64_t t0 = first_step(i);
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                tile.copy_async(g, p.inputs, p.rows, g, s0, t0, inputs_aligned);
+#pragma unroll
+            for (int k = 0; k < S; ++k) {
+                tile.copy_async(kStates + k, p.states, p.rows, k, s0, t0, states_aligned);
+                if (p.d_states)
+                    tile.copy_async(kDStates + k, p.d_states, p.rows, k, s0, t0, d_states_aligned);
+            }
+        }
+        __pipeline_commit();
+    };
+    fill(0);
+    fill(1);
+    float parameters[P], carry[S], d_p_sum[P] = {};
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+        parameters[k] = valid ? p.parameters[p.rows.parameter_at(k, s)] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k)
+        carry[k] = valid && p.d_last_state ? p.d_last_state[p.rows.state_at(k, s)] : 0.0f;
+    for (std::int64_t i = 0; i < tile_count; ++i) {
+        const std::int64_t t0 = first_step(i);
+        // The state before the tile's first step (needed last): from the tile before, or h0.
+        float before[S];
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+            before[k] = !valid            ? 0.0f
+                        : t0 > 0          ? to_float(p.states[p.rows.at(k, s, t0 - 1)])
+                        : p.initial_state ? p.initial_state[p.rows.state_at(k, s)]
+                                          : 0.0f;
+        wait_for_previous_tile();
+        const Tile tile = tile_of(i);
+        const int steps = static_cast<int>(min(static_cast<std::int64_t>(K), length - t0));
+        for (int t = steps - 1; t >= 0; --t) {
+            float x[G], previous[S], g[S], d_x[G], d_p[P], d_previous[S];
+#pragma unroll
+            for (int q = 0; q < G; ++q)
+                x[q] = tile.get(q, lane, t);
+#pragma unroll
+            for (int k = 0; k < S; ++k) {
+                previous[k] = t > 0 ? tile.get(kStates + k, lane, t - 1) : before[k];
+                g[k] = carry[k] + (p.d_states ? tile.get(kDStates + k, lane, t) : 0.0f);
+            }
+            C::backward(x, parameters, previous, g, d_x, d_p, d_previous);
+#pragma unroll
+            for (int q = 0; q < G; ++q)
+                tile.set(q, lane, t, d_x[q]);
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+                d_p_sum[k] += d_p[k];
+#pragma unroll
+            for (int k = 0; k < S; ++k)
+                carry[k] = d_previous[k];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int q = 0; q < G; ++q)
+            tile.store(q, p.d_inputs, p.rows, q, s0, t0, d_inputs_aligned);
+        __syncwarp(); // every lane has read the slots before the next fill overwrites them
+        fill(i + 2);
+    }
+    __pipeline_wait_prior(0);
+    if (!valid) return;
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+        atomicAdd(p.d_parameters + p.rows.parameter_at(k, s), d_p_sum[k]);
+    if (p.d_initial_state)
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+            p.d_initial_state[p.rows.state_at(k, s)] = carry[k];
+}
+
+} // namespace flashrnn::cuda::newton
