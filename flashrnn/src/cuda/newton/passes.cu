@@ -24,7 +24,6 @@ using cuda::newton::BackwardParams;
 using cuda::newton::Counters;
 using cuda::newton::ForwardParams;
 using cuda::newton::kElementThreads;
-using cuda::newton::kSequentialSequencesPerBlock;
 using cuda::newton::kSequentialThreads;
 using cuda::newton::Rows;
 using cuda::newton::rows_of;
@@ -109,8 +108,8 @@ unsigned element_blocks(const Problem& problem) {
 }
 
 unsigned sequential_blocks(const Problem& problem) {
-    return static_cast<unsigned>((problem.shape.sequences() + kSequentialSequencesPerBlock - 1) /
-                                 kSequentialSequencesPerBlock);
+    return static_cast<unsigned>((problem.shape.sequences() + newton::kSequentialTileSequences - 1) /
+                                 newton::kSequentialTileSequences);
 }
 
 template <class T> const T* typed(const ConstTensorView& view) {

@@ -25,12 +25,11 @@ using flashrnn::newton::sequential_row_words;
 using flashrnn::newton::sequential_tile_steps;
 
 constexpr int kSequentialThreads = kSequentialTileSequences; // one warp per block: the warps share nothing
-constexpr int kSequentialSequencesPerBlock = kSequentialTileSequences;
 
 // One buffer of a warp's tile (newton/sequential_tiles.hpp): 32 rows (sequences s0 + r) x K steps
 // (t0 + t) of `Slots` planes of T values, row r of slot k at word (k * 32 + r) * kRowWords.
 template <class T, int K, int Slots> struct SequenceTile {
-    static constexpr int kRows = kSequentialSequencesPerBlock;
+    static constexpr int kRows = kSequentialTileSequences;
     static constexpr int kValuesPerWord = 4 / static_cast<int>(sizeof(T));
     static constexpr int kWordsPerRow = K / kValuesPerWord;
     static_assert(K % kValuesPerWord == 0 && kRows % kWordsPerRow == 0, "a copy covers whole rows");
@@ -39,6 +38,11 @@ template <class T, int K, int Slots> struct SequenceTile {
     static constexpr int kWords = sequential_buffer_words(sizeof(T), K, Slots);
 
     std::uint32_t* words;
+
+    // Tile i's buffer of a warp's kSequentialTileBuffers (tile i + 1 is copied into the other).
+    static __device__ __forceinline__ SequenceTile buffer(std::uint32_t* all, std::int64_t i) {
+        return {all + (i % kSequentialTileBuffers) * kWords};
+    }
 
     __device__ __forceinline__ T* row(int slot, int r) const {
         return reinterpret_cast<T*>(words + (slot * kRows + r) * kRowWords);
@@ -158,11 +162,9 @@ __global__ void __launch_bounds__(kSequentialThreads)
     static_assert(S <= G, "the states leave through the gates' slots");
     using Tile = SequenceTile<T, K, sequential_forward_slots(G)>;
     __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
-    const auto tile_of = [&](std::int64_t i) {
-        return Tile{words + (i % kSequentialTileBuffers) * Tile::kWords};
-    };
+    const auto tile_of = [&](std::int64_t i) { return Tile::buffer(words, i); };
     const int lane = static_cast<int>(threadIdx.x);
-    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialSequencesPerBlock;
+    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialTileSequences;
     const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
     const bool valid = s < p.rows.sequences;
     const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
@@ -232,11 +234,9 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
     constexpr int kStates = G, kDStates = G + S;
     using Tile = SequenceTile<T, K, sequential_backward_slots(G, S)>;
     __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
-    const auto tile_of = [&](std::int64_t i) {
-        return Tile{words + (i % kSequentialTileBuffers) * Tile::kWords};
-    };
+    const auto tile_of = [&](std::int64_t i) { return Tile::buffer(words, i); };
     const int lane = static_cast<int>(threadIdx.x);
-    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialSequencesPerBlock;
+    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialTileSequences;
     const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
     const bool valid = s < p.rows.sequences;
     const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
