@@ -24,9 +24,12 @@ TEST_CASE("newton backend: names and forced choices") {
     }
 }
 
-// newton_bench on an H100 (docs/benchmarks.md, "Newton parallel RNNs"): the fused forward was the
-// fastest at every one of the shapes, both cells and dtypes (B = 32 x 2048 units, T = 512 ..
-// 8192: 1.3-2.5x the sequential kernel; B = 1 x 256 units, T = 65536: 4-6x the unfused Newton).
+// newton_bench (docs/benchmarks.md, "Newton parallel RNNs"): at B = 1 x 256 units, T = 65536 the fused
+// forward is the fastest by far (H100 and H200: 4-9x the unfused Newton, 25-60x the sequential kernel);
+// at B = 32 x 2048 FlashGRU fp32 is bound by its bytes in both the fused and the sequential kernel (a
+// tie, which goes to the fused one). The other B = 32 x 2048 shapes are in the H200's measured grid
+// (test_newton_measured_grid.cpp): since the sequential kernels' cheap copies (2026-12-03) FlashLSTM's
+// sequential forward is the faster there.
 TEST_CASE(
     "newton backend: the cost model picks the fused kernel at the issue's shapes, with a tolerance too") {
     const DeviceLimits h100 = preset("h100");
@@ -36,10 +39,11 @@ TEST_CASE(
             CAPTURE(to_string(dtype));
             const newton::Problem narrow{cell, dtype, {.time_steps = 65536, .batch = 1, .units = 256}};
             CHECK(newton::choose_backend(h100, narrow, {}) == newton::Backend::fused);
-            for (std::int64_t T : {512, 2048, 8192}) {
-                const newton::Problem wide{cell, dtype, {.time_steps = T, .batch = 32, .units = 2048}};
-                CHECK(newton::choose_backend(h100, wide, {}) == newton::Backend::fused);
-            }
+            if (cell == newton::Cell::flash_gru && dtype == DType::fp32)
+                for (std::int64_t T : {512, 2048, 8192}) {
+                    const newton::Problem wide{cell, dtype, {.time_steps = T, .batch = 32, .units = 2048}};
+                    CHECK(newton::choose_backend(h100, wide, {}) == newton::Backend::fused);
+                }
             const newton::CostEstimate cost = newton::estimate_cost(h100, narrow, {});
             CHECK(cost.newton_seconds > 0);
             CHECK(cost.sequential_seconds > 4 * cost.newton_seconds);

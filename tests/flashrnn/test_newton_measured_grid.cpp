@@ -1,7 +1,8 @@
-// The automatic Newton backend against a measured grid: newton_bench on the H200 (issue 16, 2026-12-02,
-// `newton_bench --runs 5`, docs/benchmarks.md "The crossover grid"), forward ms of the unfused Newton,
-// the fused and the sequential kernels. On the h200 preset the cost model's choice must be within 10%
-// of the fastest measured backend at every point, as the benchmark checks on the device.
+// The automatic Newton backends against a measured grid: newton_bench on the H200 (issue 16, 2026-12-03,
+// `newton_bench --runs 5`, docs/benchmarks.md "The sequential kernels' copies and activations"), ms of
+// the unfused Newton, the fused and the sequential kernels, forward and backward (the rows printed by
+// examples/bench/newton_measured_grid.py from the CSV). On the h200 preset the cost model's choice for
+// each pass must be within 10% of the fastest measured backend at every point.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,106 +18,127 @@ struct MeasuredPoint {
     newton::Cell cell;
     DType dtype;
     std::int64_t batch, units, steps;
-    double newton_ms, fused_ms, sequential_ms;
+    double newton_ms, fused_ms, sequential_ms;                            // forward
+    double newton_backward_ms, fused_backward_ms, sequential_backward_ms; // forward+backward less forward
 };
 
 constexpr MeasuredPoint kH200Grid[] = {
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 512, 2.358, 0.1698, 0.8896},
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 2048, 10.08, 0.6487, 3.631},
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 8192, 39.05, 2.549, 14.09},
-    {newton::Cell::flash_gru, DType::fp32, 1, 256, 65536, 1.341, 0.1444, 34.64},
-    {newton::Cell::flash_gru, DType::fp32, 1, 256, 256, 0.02621, 0.005344, 0.136},
-    {newton::Cell::flash_gru, DType::fp32, 1, 256, 1024, 0.0399, 0.006976, 0.5525},
-    {newton::Cell::flash_gru, DType::fp32, 1, 256, 4096, 0.08957, 0.0143, 2.163},
-    {newton::Cell::flash_gru, DType::fp32, 1, 256, 16384, 0.3443, 0.04042, 8.676},
-    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 256, 0.05715, 0.008352, 0.138},
-    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 1024, 0.1654, 0.0225, 0.542},
-    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 4096, 0.6034, 0.0751, 2.224},
-    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 16384, 2.375, 0.2761, 9.048},
-    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 65536, 9.537, 1.079, 35.62},
-    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 256, 0.3207, 0.0279, 0.1387},
-    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 1024, 1.159, 0.09021, 0.5495},
-    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 4096, 4.803, 0.3383, 2.204},
-    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 16384, 19.15, 1.327, 8.823},
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 256, 1.203, 0.09245, 0.5089},
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 1024, 4.731, 0.329, 1.943},
-    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 4096, 19.32, 1.281, 7.729},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 512, 2.45, 0.1674, 0.9056},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 2048, 10.04, 0.6159, 3.321},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 8192, 38.28, 2.403, 14.37},
-    {newton::Cell::flash_gru, DType::bf16, 1, 256, 65536, 1.363, 0.1269, 35.63},
-    {newton::Cell::flash_gru, DType::bf16, 1, 256, 256, 0.02611, 0.005408, 0.1465},
-    {newton::Cell::flash_gru, DType::bf16, 1, 256, 1024, 0.04022, 0.006464, 0.569},
-    {newton::Cell::flash_gru, DType::bf16, 1, 256, 4096, 0.09194, 0.01251, 2.217},
-    {newton::Cell::flash_gru, DType::bf16, 1, 256, 16384, 0.3524, 0.03578, 8.855},
-    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 256, 0.0591, 0.007872, 0.148},
-    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 1024, 0.1604, 0.01984, 0.5649},
-    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 4096, 0.621, 0.06835, 2.23},
-    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 16384, 2.361, 0.2465, 8.901},
-    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 65536, 9.518, 0.9572, 35.6},
-    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 256, 0.33, 0.02797, 0.1482},
-    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 1024, 1.179, 0.08605, 0.6222},
-    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 4096, 4.842, 0.3188, 2.343},
-    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 16384, 19.15, 1.247, 8.96},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 256, 1.221, 0.09296, 0.4698},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 1024, 4.729, 0.3183, 1.656},
-    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 4096, 19.36, 1.21, 6.56},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 512, 3.903, 0.2869, 1.917},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 2048, 15.66, 1.101, 7.705},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 8192, 60.7, 4.354, 34.01},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 65536, 2.352, 0.2766, 39.21},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 256, 0.0312, 0.006208, 0.1587},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 1024, 0.05104, 0.009888, 0.6064},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 4096, 0.1323, 0.02253, 2.551},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 16384, 0.6038, 0.07402, 10.08},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 256, 0.07171, 0.01062, 0.1616},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 1024, 0.278, 0.03824, 0.6176},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 4096, 0.9404, 0.1403, 2.467},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 16384, 3.75, 0.5353, 10.06},
-    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 65536, 15.2, 2.111, 39.36},
-    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 256, 0.5064, 0.04368, 0.1873},
-    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 1024, 1.985, 0.1482, 0.6803},
-    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 4096, 7.611, 0.5701, 2.734},
-    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 16384, 30.32, 2.25, 11.06},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 256, 1.925, 0.1532, 0.9708},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 1024, 8.085, 0.5587, 4.05},
-    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 4096, 30.61, 2.185, 16.32},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 512, 3.884, 0.2821, 1.543},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 2048, 15.37, 1.057, 6.092},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 8192, 59.2, 4.155, 25.14},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 65536, 2.292, 0.255, 45.04},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 256, 0.03354, 0.005856, 0.1833},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 1024, 0.05101, 0.009152, 0.718},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 4096, 0.1324, 0.02032, 2.846},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 16384, 0.6016, 0.06739, 11.27},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 256, 0.0727, 0.0096, 0.1849},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 1024, 0.2805, 0.03674, 0.7102},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 4096, 0.9384, 0.1315, 2.854},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 16384, 3.654, 0.4985, 11.36},
-    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 65536, 14.66, 1.963, 45.26},
-    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 256, 0.5005, 0.04301, 0.1847},
-    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 1024, 1.964, 0.1428, 0.7835},
-    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 4096, 7.393, 0.5439, 2.956},
-    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 16384, 29.13, 2.143, 11.37},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 256, 1.765, 0.1516, 0.8086},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 1024, 7.972, 0.54, 2.99},
-    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 4096, 29.97, 2.093, 12.04},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 512, 2.354, 0.1709, 0.1803, 0.8502, 0.3475, 0.6253},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 2048, 10.04, 0.6524, 0.6961, 3.969, 1.312, 2.5},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 8192, 38.91, 2.549, 2.778, 19.93, 5.193, 10.04},
+    {newton::Cell::flash_gru, DType::fp32, 1, 256, 65536, 1.348, 0.145, 7.251, 1.095, 0.223, 18.2},
+    {newton::Cell::flash_gru, DType::fp32, 1, 256, 256, 0.02611, 0.00544, 0.03206, 0.01242, 0.00992, 0.06598},
+    {newton::Cell::flash_gru, DType::fp32, 1, 256, 1024, 0.04131, 0.007104, 0.1159, 0.01821, 0.008576,
+     0.2317},
+    {newton::Cell::flash_gru, DType::fp32, 1, 256, 4096, 0.09053, 0.01405, 0.4517, 0.04211, 0.01837, 0.9699},
+    {newton::Cell::flash_gru, DType::fp32, 1, 256, 16384, 0.3468, 0.04019, 1.795, 0.215, 0.06019, 4.309},
+    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 256, 0.05709, 0.008448, 0.03248, 0.02426, 0.01219,
+     0.07021},
+    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 1024, 0.1668, 0.02256, 0.1167, 0.07104, 0.03261, 0.2761},
+    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 4096, 0.6036, 0.07501, 0.4552, 0.2846, 0.1218, 1.163},
+    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 16384, 2.354, 0.2764, 1.808, 1.517, 0.4213, 4.956},
+    {newton::Cell::flash_gru, DType::fp32, 1, 2048, 65536, 9.752, 1.078, 7.22, 8.218, 1.632, 19.03},
+    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 256, 0.3211, 0.02794, 0.0383, 0.122, 0.05363, 0.09386},
+    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 1024, 1.159, 0.09066, 0.1356, 0.4789, 0.1828, 0.3686},
+    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 4096, 4.876, 0.3362, 0.5231, 2.161, 0.6965, 1.46},
+    {newton::Cell::flash_gru, DType::fp32, 8, 2048, 16384, 19.62, 1.329, 2.024, 12.2, 2.74, 5.85},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 256, 1.201, 0.092, 0.09443, 0.3765, 0.1792, 0.3096},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 1024, 4.716, 0.3295, 0.3498, 1.894, 0.6717, 1.239},
+    {newton::Cell::flash_gru, DType::fp32, 32, 2048, 4096, 19.75, 1.283, 1.383, 8.67, 2.602, 5.02},
+    {newton::Cell::flash_gru, DType::fp32, 128, 2048, 256, 4.79, 0.3461, 0.3388, 1.654, 0.684, 1.167},
+    {newton::Cell::flash_gru, DType::fp32, 128, 2048, 1024, 19.08, 1.282, 1.36, 7.468, 2.622, 4.795},
+    {newton::Cell::flash_gru, DType::fp32, 512, 2048, 256, 19.46, 1.369, 1.31, 6.613, 2.694, 4.508},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 512, 2.445, 0.1672, 0.1697, 0.8009, 0.3174, 0.4968},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 2048, 9.979, 0.6156, 0.6476, 4.009, 1.215, 2.059},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 8192, 38.65, 2.404, 2.582, 19.94, 4.802, 8.308},
+    {newton::Cell::flash_gru, DType::bf16, 1, 256, 65536, 1.361, 0.1265, 9.031, 1.007, 0.1914, 11.41},
+    {newton::Cell::flash_gru, DType::bf16, 1, 256, 256, 0.02806, 0.005344, 0.03872, 0.01254, 0.01027,
+     0.04957},
+    {newton::Cell::flash_gru, DType::bf16, 1, 256, 1024, 0.04326, 0.006432, 0.1486, 0.01686, 0.007712,
+     0.1752},
+    {newton::Cell::flash_gru, DType::bf16, 1, 256, 4096, 0.09117, 0.01242, 0.5465, 0.04253, 0.01616, 0.662},
+    {newton::Cell::flash_gru, DType::bf16, 1, 256, 16384, 0.3502, 0.03523, 2.204, 0.216, 0.05149, 2.734},
+    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 256, 0.05904, 0.007904, 0.04064, 0.02374, 0.01178,
+     0.05158},
+    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 1024, 0.161, 0.01984, 0.1452, 0.06755, 0.02906, 0.1861},
+    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 4096, 0.6182, 0.06832, 0.5974, 0.2858, 0.105, 0.7624},
+    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 16384, 2.351, 0.2465, 2.328, 1.514, 0.3662, 3.147},
+    {newton::Cell::flash_gru, DType::bf16, 1, 2048, 65536, 9.582, 0.9578, 8.837, 8.055, 1.411, 12.06},
+    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 256, 0.3276, 0.02752, 0.04752, 0.1089, 0.04755, 0.06602},
+    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 1024, 1.173, 0.08557, 0.1801, 0.4787, 0.1702, 0.2391},
+    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 4096, 4.766, 0.318, 0.6932, 2.181, 0.6493, 0.9699},
+    {newton::Cell::flash_gru, DType::bf16, 8, 2048, 16384, 19.35, 1.249, 2.77, 12.13, 2.563, 3.662},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 256, 1.214, 0.09274, 0.08771, 0.4102, 0.1676, 0.237},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 1024, 4.695, 0.3182, 0.3297, 1.856, 0.6178, 1.029},
+    {newton::Cell::flash_gru, DType::bf16, 32, 2048, 4096, 19.48, 1.211, 1.292, 8.798, 2.412, 4.144},
+    {newton::Cell::flash_gru, DType::bf16, 128, 2048, 256, 4.677, 0.3549, 0.3151, 1.78, 0.6414, 0.9136},
+    {newton::Cell::flash_gru, DType::bf16, 128, 2048, 1024, 19.21, 1.246, 1.25, 7.383, 2.415, 3.99},
+    {newton::Cell::flash_gru, DType::bf16, 512, 2048, 256, 19.08, 1.4, 1.207, 7.106, 2.541, 3.623},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 512, 3.884, 0.2866, 0.228, 1.436, 0.6198, 0.8838},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 2048, 15.3, 1.101, 0.8933, 6.059, 2.336, 3.481},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 8192, 60.34, 4.354, 3.569, 28, 9.277, 13.88},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 65536, 2.346, 0.2757, 7.822, 1.406, 0.3773, 22.2},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 256, 0.03443, 0.006016, 0.03507, 0.01379, 0.01347,
+     0.0919},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 1024, 0.05242, 0.01037, 0.127, 0.02144, 0.01053, 0.3131},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 4096, 0.133, 0.02243, 0.4946, 0.06346, 0.02688, 1.231},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 256, 16384, 0.6013, 0.07363, 1.965, 0.314, 0.09994, 5.379},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 256, 0.07213, 0.01053, 0.03533, 0.03021, 0.01536,
+     0.09933},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 1024, 0.2751, 0.03782, 0.1273, 0.1122, 0.0575, 0.3956},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 4096, 0.9349, 0.1404, 0.4962, 0.412, 0.1924, 1.629},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 16384, 3.737, 0.5355, 1.964, 1.985, 0.7276, 6.632},
+    {newton::Cell::flash_lstm, DType::fp32, 1, 2048, 65536, 15.1, 2.111, 7.869, 9.907, 2.854, 26.15},
+    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 256, 0.5012, 0.04394, 0.04304, 0.1889, 0.08563, 0.1256},
+    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 1024, 1.954, 0.1487, 0.1518, 0.7728, 0.3199, 0.4646},
+    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 4096, 7.542, 0.5694, 0.5539, 3.157, 1.21, 1.835},
+    {newton::Cell::flash_lstm, DType::fp32, 8, 2048, 16384, 29.74, 2.251, 2.043, 15.85, 4.819, 7.341},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 256, 1.918, 0.1528, 0.115, 0.5406, 0.3113, 0.4442},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 1024, 7.928, 0.5588, 0.4444, 3.055, 1.196, 1.735},
+    {newton::Cell::flash_lstm, DType::fp32, 32, 2048, 4096, 30.49, 2.186, 1.786, 12.71, 4.654, 6.964},
+    {newton::Cell::flash_lstm, DType::fp32, 128, 2048, 256, 7.334, 0.5882, 0.4276, 2.582, 1.209, 1.519},
+    {newton::Cell::flash_lstm, DType::fp32, 128, 2048, 1024, 31.88, 2.196, 1.74, 12.14, 4.703, 6.03},
+    {newton::Cell::flash_lstm, DType::fp32, 512, 2048, 256, 29.62, 2.331, 1.679, 10.3, 4.791, 5.961},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 512, 3.849, 0.2828, 0.2168, 1.421, 0.6333, 0.8243},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 2048, 15.25, 1.057, 0.8454, 5.954, 2.475, 3.265},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 8192, 58.85, 4.156, 3.387, 27.72, 9.764, 13.2},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 65536, 2.284, 0.2553, 10.85, 1.277, 0.39, 18.89},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 256, 0.0344, 0.0064, 0.04643, 0.0143, 0.01258, 0.08608},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 1024, 0.05219, 0.009088, 0.1822, 0.02102, 0.01104,
+     0.2937},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 4096, 0.1314, 0.02038, 0.6723, 0.06157, 0.02771, 1.15},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 256, 16384, 0.6022, 0.06746, 2.636, 0.3119, 0.1014, 4.621},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 256, 0.07373, 0.009856, 0.0471, 0.02909, 0.01514,
+     0.09245},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 1024, 0.2779, 0.03648, 0.1758, 0.1113, 0.05264, 0.3222},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 4096, 0.9368, 0.1316, 0.7126, 0.4086, 0.2038, 1.324},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 16384, 3.632, 0.499, 2.844, 1.953, 0.769, 5.325},
+    {newton::Cell::flash_lstm, DType::bf16, 1, 2048, 65536, 14.62, 1.964, 10.85, 9.581, 3.04, 21.21},
+    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 256, 0.498, 0.04237, 0.05792, 0.1556, 0.08653, 0.107},
+    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 1024, 1.95, 0.1428, 0.2185, 0.759, 0.3259, 0.396},
+    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 4096, 7.391, 0.5434, 0.8582, 3.134, 1.268, 1.553},
+    {newton::Cell::flash_lstm, DType::bf16, 8, 2048, 16384, 29.41, 2.144, 3.377, 15.48, 5.053, 6.167},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 256, 1.762, 0.1521, 0.1086, 0.6646, 0.3184, 0.407},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 1024, 7.933, 0.5397, 0.4275, 2.988, 1.257, 1.662},
+    {newton::Cell::flash_lstm, DType::bf16, 32, 2048, 4096, 29.74, 2.091, 1.689, 12.59, 4.911, 6.557},
+    {newton::Cell::flash_lstm, DType::bf16, 128, 2048, 256, 7.14, 0.5877, 0.4156, 2.58, 1.254, 1.421},
+    {newton::Cell::flash_lstm, DType::bf16, 128, 2048, 1024, 31.88, 2.126, 1.653, 11.88, 4.977, 5.955},
+    {newton::Cell::flash_lstm, DType::bf16, 512, 2048, 256, 28.66, 2.331, 1.618, 10.28, 4.941, 5.604},
 };
 
-double measured_ms(const MeasuredPoint& point, newton::Backend backend) {
-    switch (backend) {
-    case newton::Backend::newton:
-        return point.newton_ms;
-    case newton::Backend::fused:
-        return point.fused_ms;
-    default:
-        return point.sequential_ms;
+// A pass's measured ms of a backend: the point's forward or backward times.
+struct PassTimes {
+    double newton_ms, fused_ms, sequential_ms;
+    double of(newton::Backend backend) const {
+        return backend == newton::Backend::newton  ? newton_ms
+               : backend == newton::Backend::fused ? fused_ms
+                                                   : sequential_ms;
     }
-}
+};
 
-} // namespace
-
-TEST_CASE("newton backend: the automatic choice on the H200's measured grid is within 10% of the fastest") {
+// At every point of the grid the pass's automatic choice on the h200 preset takes at most 1.1x the
+// fastest measured backend's time.
+template <class Choose, class Times> void check_choices(Choose choose, Times times) {
     const DeviceLimits h200 = preset("h200");
     for (const MeasuredPoint& point : kH200Grid) {
         CAPTURE(newton::to_string(point.cell));
@@ -126,9 +148,23 @@ TEST_CASE("newton backend: the automatic choice on the H200's measured grid is w
         CAPTURE(point.steps);
         const newton::Problem problem{
             point.cell, point.dtype, {.time_steps = point.steps, .batch = point.batch, .units = point.units}};
-        const newton::Backend choice = newton::choose_backend(h200, problem, {});
-        const double fastest = std::min({point.newton_ms, point.fused_ms, point.sequential_ms});
+        const newton::Backend choice = choose(h200, problem, newton::Options{});
+        const PassTimes ms = times(point);
         CAPTURE(newton::to_string(choice));
-        CHECK(measured_ms(point, choice) <= 1.1 * fastest);
+        CHECK(ms.of(choice) <= 1.1 * std::min({ms.newton_ms, ms.fused_ms, ms.sequential_ms}));
     }
+}
+
+} // namespace
+
+TEST_CASE("newton backend: the automatic choice on the H200's measured grid is within 10% of the fastest") {
+    check_choices(newton::choose_backend, [](const MeasuredPoint& p) {
+        return PassTimes{p.newton_ms, p.fused_ms, p.sequential_ms};
+    });
+}
+
+TEST_CASE("newton backend: the automatic backward on the H200's measured grid is within 10% of the fastest") {
+    check_choices(newton::choose_backward_backend, [](const MeasuredPoint& p) {
+        return PassTimes{p.newton_backward_ms, p.fused_backward_ms, p.sequential_backward_ms};
+    });
 }

@@ -22,6 +22,9 @@ std::size_t reduce_workspace_bytes(const ReductionProblem&) {
 void reduce(const ReductionProblem&, const ReductionArgs&, Stream) {
     unavailable("newton::reduce");
 }
+Backend resolve_backward_backend(const Problem&, const Options&) {
+    unavailable("newton::resolve_backward_backend");
+}
 Backend resolve_backend(const Problem&, const Options&) {
     unavailable("newton::resolve_backend");
 }

@@ -20,8 +20,8 @@ constexpr double kAchievedBandwidthFraction = 0.8;
 constexpr double kUnknownBandwidth = 2.0e12;
 // Latencies. A step of the sequential kernel is a chain of dependent transcendental functions, the
 // inputs staged in shared memory (sequential_tiles.hpp): measured on the H200 (newton_bench,
-// 2026-12-03, B = 1, 256 units, T = 65536, one warp per SM), per step, forward and backward. With 8 warps
-// per SM (fp32 at B 32 and more) a wave's step takes 8-12% longer forward. Estimates still: a block
+// 2026-12-03, B = 1, 256 units, T = 65536, one warp per SM; `newton_measured_grid.py --fit`), per step,
+// forward and backward. Where many warps share an SM the issue term below bounds them. Estimates: a block
 // scans a tile of the reduction in about 1 us (its loads are pipelined: a scan through registers,
 // shuffles and shared memory); a launch costs a few microseconds.
 struct SequentialStepSeconds {
@@ -30,8 +30,8 @@ struct SequentialStepSeconds {
 SequentialStepSeconds sequential_step_seconds(Cell cell, DType dtype) {
     const bool wide = bytes_of(dtype) == 4;
     if (cell == Cell::flash_gru)
-        return wide ? SequentialStepSeconds{0.326e-6, 0.577e-6} : SequentialStepSeconds{0.248e-6, 0.468e-6};
-    return wide ? SequentialStepSeconds{0.412e-6, 0.699e-6} : SequentialStepSeconds{0.348e-6, 0.565e-6};
+        return wide ? SequentialStepSeconds{0.111e-6, 0.278e-6} : SequentialStepSeconds{0.138e-6, 0.174e-6};
+    return wide ? SequentialStepSeconds{0.119e-6, 0.339e-6} : SequentialStepSeconds{0.165e-6, 0.288e-6};
 }
 constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
@@ -57,13 +57,18 @@ FusedInstructions fused_instructions(Cell cell, DType dtype) {
     if (cell == Cell::flash_gru) return wide ? FusedInstructions{29.2, 34} : FusedInstructions{20.8, 36};
     return wide ? FusedInstructions{33.4, 61} : FusedInstructions{32.1, 61};
 }
-// The sequential forward's throughput where enough warps are resident (16 per SM in bf16, one wave at
-// B 32 x 2048 units), counted as issue slots per step of one sequence at kAchievedIssueFraction: the
-// H200 (2026-12-03) ran 1.58e11 FlashGRU and 1.15e11 FlashLSTM bf16 steps per second there (0.213 and
-// 0.293 ms at T = 512), 2.3 and 1.6x short of one step per latency per resident thread. Nsight Compute
-// at 8 warps per SM (fp32): SM throughput 47%, DRAM 23%. A count from that rate, not from the SASS.
-double sequential_instructions_per_step(Cell cell) {
-    return cell == Cell::flash_gru ? 174 : 240;
+// The sequential kernels' throughput where many warps are resident (B 512 x 2048 units), and the fused
+// backward's (B 32 x 2048, T 2048), counted as thread instructions per step of one sequence at
+// kAchievedIssueFraction: fitted to the H200's times (newton_bench, 2026-12-03,
+// `examples/bench/newton_measured_grid.py --fit`), not counted in the SASS (the sequential forward's
+// SASS has about 35 per FlashGRU step; what the fit adds is the wait on memory at that occupancy).
+struct IssueCounts {
+    double sequential_forward, sequential_backward, fused_backward;
+};
+IssueCounts issue_counts(Cell cell, DType dtype) {
+    const bool wide = bytes_of(dtype) == 4;
+    if (cell == Cell::flash_gru) return wide ? IssueCounts{134, 461, 268} : IssueCounts{123, 370, 248};
+    return wide ? IssueCounts{172, 609, 477} : IssueCounts{165, 573, 506};
 }
 
 // The time to issue `thread_instructions` at kAchievedIssueFraction of the SMs' slots; 0 where the
@@ -144,10 +149,10 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     const double e = bytes_of(problem.dtype), S = cell.num_states, G = cell.num_gates;
 
     // Sequential: one thread per sequence, a warp's 32 staging their tiles in shared memory
-    // (sequential_tiles.hpp); the inputs read and the states written once, in whole sectors, or the
-    // chain of T steps per wave of resident warps, whichever is longer. Before the tiles (threads
-    // reading their own rows: a sector per value) the H200 took 3.53 ms at B 32 x 2048, T 2048 (FlashGRU
-    // fp32), 2.4x the tiled kernel's 1.48; measured in docs/benchmarks.md.
+    // (sequential_tiles.hpp); the inputs read and the states written once, in whole sectors, the chain
+    // of T steps per wave of resident warps, or the measured issue rate, whichever is longest (H200,
+    // FlashGRU fp32, B 32 x 2048, T 2048: 3.53 ms before the tiles, 1.48 with them, 0.70 with their cheap
+    // copies and activations; docs/benchmarks.md).
     const SequentialStepSeconds step = sequential_step_seconds(problem.cell, problem.dtype);
     const auto waves = [&](bool backward, int slots) { // of resident warps over the sequences
         const int value_bytes = static_cast<int>(e);
@@ -160,11 +165,12 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.sequential_forward.bytes = N * (G + S) * e;
     cost.sequential_forward.latency_seconds = forward_waves * T * step.forward;
     cost.sequential_forward.launches = 1;
-    cost.sequential_forward.issue_seconds =
-        issue_seconds(limits, N * sequential_instructions_per_step(problem.cell));
+    const IssueCounts counts = issue_counts(problem.cell, problem.dtype);
+    cost.sequential_forward.issue_seconds = issue_seconds(limits, N * counts.sequential_forward);
     // Backward: inputs, states, their gradients read; the inputs' gradients written.
     cost.sequential_backward.bytes = N * (2 * G + 2 * S) * e;
     cost.sequential_backward.latency_seconds = backward_waves * T * step.backward;
+    cost.sequential_backward.issue_seconds = issue_seconds(limits, N * counts.sequential_backward);
     cost.sequential_backward.launches = 1;
 
     // Newton (unfused): the initial guess (inputs read, fp32 iterate written), per iteration an
@@ -211,7 +217,14 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     cost.fused_forward.issue_seconds =
         issue_seconds(limits, N * (count.base + count.per_iteration * iterations));
 
+    // The fused backward (eq. 6 in one kernel): inputs, states and their gradients read, the inputs'
+    // gradients written; bound by its instructions (the measured count).
+    cost.fused_backward.bytes = N * (2 * G + 2 * S) * e;
+    cost.fused_backward.issue_seconds = issue_seconds(limits, N * counts.fused_backward);
+    cost.fused_backward.launches = 1;
+
     cost.newton_forward = finish(cost.newton_forward, cost.bandwidth);
+    cost.fused_backward = finish(cost.fused_backward, cost.bandwidth);
     cost.newton_backward = finish(cost.newton_backward, cost.bandwidth);
     cost.sequential_forward = finish(cost.sequential_forward, cost.bandwidth);
     cost.sequential_backward = finish(cost.sequential_backward, cost.bandwidth);
@@ -225,8 +238,17 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
 Backend choose_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {
     if (options.backend != Backend::automatic) return options.backend;
     const CostEstimate cost = estimate_cost(limits, problem, options);
-    if (cost.fused_seconds < std::min(cost.newton_seconds, cost.sequential_seconds)) return Backend::fused;
+    // Ties (both bound by the same bytes) go to the fused kernel: measured at 80-97% of copy.
+    if (cost.fused_seconds <= std::min(cost.newton_seconds, cost.sequential_seconds)) return Backend::fused;
     return cost.newton_seconds < cost.sequential_seconds ? Backend::newton : Backend::sequential;
+}
+
+Backend choose_backward_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {
+    if (options.backend != Backend::automatic) return options.backend;
+    const CostEstimate cost = estimate_cost(limits, problem, options);
+    const double fused = cost.fused_backward.seconds, sequential = cost.sequential_backward.seconds;
+    if (fused <= std::min(cost.newton_backward.seconds, sequential)) return Backend::fused;
+    return cost.newton_backward.seconds < sequential ? Backend::newton : Backend::sequential;
 }
 
 } // namespace flashrnn::newton

@@ -47,8 +47,9 @@ namespace flashrnn::newton {
 // longest, plus a latency per launch. The sequential kernel's threads read their rows one value per
 // step, each value a DRAM sector of its own (32 bytes). The fused forward: inputs read and states
 // written once, its chain of tiles per wave of resident blocks, or its instructions (the measured
-// count per element and iteration). The backend with the cheapest forward; the backward follows the
-// forward's choice (each backend's forward has its own backward).
+// count per element and iteration); the fused backward: its bytes or its instructions (measured). The
+// forward takes the backend with the cheapest forward, the backward the one with the cheapest
+// backward: every backward takes any forward's states (they solve the same recurrence).
 struct PassCost {
     double seconds = 0;         // the estimate: max(bytes / bandwidth, latency, issue) + launches x launch
     double bytes = 0;           // moved to and from DRAM
@@ -60,7 +61,8 @@ struct CostEstimate {
     double newton_seconds = 0;     // newton_forward.seconds
     double sequential_seconds = 0; // sequential_forward.seconds
     double fused_seconds = 0;      // fused_forward.seconds
-    PassCost newton_forward, newton_backward, sequential_forward, sequential_backward, fused_forward;
+    PassCost newton_forward, newton_backward, sequential_forward, sequential_backward, fused_forward,
+        fused_backward;
     double bandwidth = 0;      // bytes per second assumed
     ReductionLaunch reduction; // the solvers' reduction launch (forward and backward)
 };
@@ -84,6 +86,9 @@ ScanConfig fused_backward_config(const DeviceLimits& limits, const Problem& prob
 // (limits of the current GPU in resolve_backend; choose_backend takes them).
 Backend choose_backend(const DeviceLimits& limits, const Problem& problem, const Options& options);
 Backend resolve_backend(const Problem& problem, const Options& options);
+// The backward's: the cheaper backward by estimate_cost, which may differ from the forward's choice.
+Backend choose_backward_backend(const DeviceLimits& limits, const Problem& problem, const Options& options);
+Backend resolve_backward_backend(const Problem& problem, const Options& options);
 
 std::size_t forward_workspace_bytes(const Problem& problem, const Options& options = {});
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options = {});

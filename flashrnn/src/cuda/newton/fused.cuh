@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/newton/activation_float.cuh"
+#include "cuda/newton/cell_with_activations.cuh"
 #include "cuda/newton/input_staging.cuh"
 #include "cuda/newton/rows.cuh"
 #include "cuda/scan/affine_map.cuh"
@@ -44,48 +44,6 @@ template <class T> struct FusedParams {
     int iterations;           // per tile: exactly these without a tolerance, at most these with one
     float absolute, relative; // the tolerance (kTolerance)
 };
-
-// Cell C's step evaluated with the activations A (activation_float.cuh): the new state, and for
-// cell_step its Jacobian with respect to the previous state (row-major S x S).
-template <class C, Activations A>
-__device__ __forceinline__ void
-cell_forward(const float (&inputs)[C::num_gates], const float (&params)[C::num_parameters],
-             const float (&previous)[C::num_states], float (&next)[C::num_states]) {
-    using Number = ActivationFloat<A>;
-    Number in[C::num_gates], par[C::num_parameters], prev[C::num_states], out[C::num_states];
-    copy_into(in, inputs);
-    copy_into(par, params);
-    copy_into(prev, previous);
-    C::forward(in, par, prev, out);
-    copy_out(next, out);
-}
-// Cell C's step from a zero state (Newton's initial guess) with the activations A.
-template <class C, Activations A>
-__device__ __forceinline__ void cell_forward_from_zero(const float (&inputs)[C::num_gates],
-                                                       const float (&params)[C::num_parameters],
-                                                       float (&next)[C::num_states]) {
-    using Number = ActivationFloat<A>;
-    Number in[C::num_gates], par[C::num_parameters], out[C::num_states];
-    copy_into(in, inputs);
-    copy_into(par, params);
-    C::forward_from_zero(in, par, out);
-    copy_out(next, out);
-}
-template <class C, Activations A>
-__device__ __forceinline__ void
-cell_step(const float (&inputs)[C::num_gates], const float (&params)[C::num_parameters],
-          const float (&previous)[C::num_states], float (&next)[C::num_states],
-          float (&jacobian)[C::num_states * C::num_states]) {
-    using Number = ActivationFloat<A>;
-    Number in[C::num_gates], par[C::num_parameters], prev[C::num_states], out[C::num_states],
-        jac[C::num_states * C::num_states];
-    copy_into(in, inputs);
-    copy_into(par, params);
-    copy_into(prev, previous);
-    C::step(in, par, prev, out, jac);
-    copy_out(next, out);
-    copy_out(jacobian, jac);
-}
 
 // The scan element of a cell's linearised step: scalar for one state, 2x2 blocks for two.
 template <class C>

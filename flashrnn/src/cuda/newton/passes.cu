@@ -269,6 +269,11 @@ Backend resolve_backend(const Problem& problem, const Options& options) {
     return choose_backend(cuda::limits_of_current_device(), problem, options);
 }
 
+Backend resolve_backward_backend(const Problem& problem, const Options& options) {
+    validate("newton::resolve_backward_backend", problem.shape);
+    return choose_backward_backend(cuda::limits_of_current_device(), problem, options);
+}
+
 std::size_t forward_workspace_bytes(const Problem& problem, const Options& options) {
     validate("newton::forward_workspace_bytes", problem.shape);
     validate("newton::forward_workspace_bytes", options);
@@ -277,7 +282,7 @@ std::size_t forward_workspace_bytes(const Problem& problem, const Options& optio
 
 std::size_t backward_workspace_bytes(const Problem& problem, const Options& options) {
     validate("newton::backward_workspace_bytes", problem.shape);
-    return backward_layout(problem, resolve_backend(problem, options)).bytes;
+    return backward_layout(problem, resolve_backward_backend(problem, options)).bytes;
 }
 
 void forward(const Problem& problem, const ForwardArgs& args, const Options& options, Stream stream) {
@@ -300,7 +305,7 @@ void forward(const Problem& problem, const ForwardArgs& args, const Options& opt
 
 void backward(const Problem& problem, const BackwardArgs& args, const Options& options, Stream stream) {
     check_backward_args(kBackward, problem, args);
-    const Backend backend = resolve_backend(problem, options);
+    const Backend backend = resolve_backward_backend(problem, options);
     const BackwardLayout layout = backward_layout(problem, backend);
     check_workspace(kBackward, args.workspace, layout.bytes);
     if (backend == Backend::fused) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "cuda/newton/cell_with_activations.cuh"
 #include "cuda/newton/kernels.cuh"
 #include "newton/sequential_tiles.hpp"
 
@@ -25,6 +26,11 @@ using flashrnn::newton::sequential_row_words;
 using flashrnn::newton::sequential_tile_steps;
 
 constexpr int kSequentialThreads = kSequentialTileSequences; // one warp per block: the warps share nothing
+// Each step waits on the one before: the activations' latency is the step's. exp and a reciprocal
+// (absolute error about 1e-7, as the fused forward's accurate evaluation) instead of expf, tanhf and an
+// IEEE division, whose longer chains took 1.1-2.1x longer forward on the H200 (docs/benchmarks.md,
+// "The sequential kernels' copies and activations").
+constexpr Activations kSequentialActivations = Activations::exp_reciprocal;
 
 // One buffer of a warp's tile (newton/sequential_tiles.hpp): 32 rows (sequences s0 + r) x K steps
 // (t0 + t) of `Slots` planes of T values, row r of slot k at word (k * 32 + r) * kRowWords.
@@ -76,11 +82,22 @@ template <class T, int K, int Slots> struct SequenceTile {
             copy_values(slot, tensor, rows, plane, s0, t0);
             return;
         }
-        // An even length keeps a 16-bit word whole: t < length implies t + 1 < length.
         const std::int64_t t = t0 + word * kValuesPerWord, s = s0 + r;
-        const T* from = tensor + rows.at(plane, min(s, rows.sequences - 1), min(t, rows.length - 1));
         const std::int64_t stride = kRowsPerCopy * rows.length; // between passes
         std::uint32_t* to = word_at(slot, r, word);
+        if (inside(rows, s0, t0)) {
+            // A whole tile (the warp's branch): one running address, no test per pass. (Each pass's
+            // address computed from the row and tested took about 15 instructions of the warp's issue,
+            // 50 per step of FlashGRU, for 4 bytes: the one warp of an SM issues them in turn with the
+            // steps.)
+            const T* from = tensor + rows.at(plane, s, t);
+#pragma unroll 8
+            for (int j = 0; j < kWordsPerRow; ++j, from += stride)
+                __pipeline_memcpy_async(to + j * kRowsPerCopy * kRowWords, from, 4);
+            return;
+        }
+        // An even length keeps a 16-bit word whole: t < length implies t + 1 < length.
+        const T* from = tensor + rows.at(plane, min(s, rows.sequences - 1), min(t, rows.length - 1));
         // Not unrolled further: every pass's address held at once took 255 registers (the copies are
         // asynchronous, so a pass's few instructions do not wait).
 #pragma unroll 4
@@ -89,6 +106,12 @@ template <class T, int K, int Slots> struct SequenceTile {
             __pipeline_memcpy_async(to + j * kRowsPerCopy * kRowWords, inside ? from + j * stride : tensor, 4,
                                     inside ? 0 : 4);
         }
+    }
+
+    // Whether rows [s0, s0 + 32) x steps [t0, t0 + K) all lie inside the tensor (every tile but the last
+    // of each row and those of the last warp of sequences).
+    static __device__ __forceinline__ bool inside(const Rows& rows, std::int64_t s0, std::int64_t t0) {
+        return s0 + kRows <= rows.sequences && t0 + K <= rows.length;
     }
 
     // copy_async's values one by one (16-bit rows that do not start at 4 bytes), synchronously.
@@ -118,9 +141,16 @@ template <class T, int K, int Slots> struct SequenceTile {
             return;
         }
         const std::int64_t t = t0 + word * kValuesPerWord, s = s0 + r;
+        const std::int64_t stride = kRowsPerCopy * rows.length;
+        if (inside(rows, s0, t0)) { // as copy_async's
+            T* into = tensor + rows.at(plane, s, t);
+#pragma unroll 8
+            for (int j = 0; j < kWordsPerRow; ++j, into += stride)
+                *reinterpret_cast<std::uint32_t*>(into) = *word_at(slot, r + j * kRowsPerCopy, word);
+            return;
+        }
         if (t >= rows.length) return;
         T* into = tensor + rows.at(plane, min(s, rows.sequences - 1), t);
-        const std::int64_t stride = kRowsPerCopy * rows.length;
 #pragma unroll 4
         for (int j = 0; j < kWordsPerRow; ++j)
             if (s + j * kRowsPerCopy < rows.sequences)
@@ -189,24 +219,26 @@ __global__ void __launch_bounds__(kSequentialThreads)
         wait_for_previous_tile();
         const Tile tile = tile_of(i);
         const int steps = static_cast<int>(min(static_cast<std::int64_t>(K), length - i * K));
-        float x[G];
-#pragma unroll
-        for (int g = 0; g < G; ++g)
-            x[g] = tile.get(g, lane, 0);
-        for (int t = 0; t < steps; ++t) {
-            float next_x[G], next[S]; // the next step's gates are read ahead of this step's math
+        const auto step = [&](int t) {
+            float x[G], next[S];
 #pragma unroll
             for (int g = 0; g < G; ++g)
-                next_x[g] = tile.get(g, lane, min(t + 1, K - 1));
-            C::forward(x, parameters, state, next);
+                x[g] = tile.get(g, lane, t);
+            cell_forward<C, kSequentialActivations>(x, parameters, state, next);
 #pragma unroll
             for (int k = 0; k < S; ++k) {
                 state[k] = next[k];
                 tile.set(k, lane, t, next[k]);
             }
+        };
+        // A whole tile unrolled, so that its gates' reads are issued ahead of the steps that wait on them.
+        if (steps == K) {
 #pragma unroll
-            for (int g = 0; g < G; ++g)
-                x[g] = next_x[g];
+            for (int t = 0; t < K; ++t)
+                step(t);
+        } else {
+            for (int t = 0; t < steps; ++t)
+                step(t);
         }
         __syncwarp();
 #pragma unroll
@@ -282,7 +314,9 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
         wait_for_previous_tile();
         const Tile tile = tile_of(i);
         const int steps = static_cast<int>(min(static_cast<std::int64_t>(K), length - t0));
-        for (int t = steps - 1; t >= 0; --t) {
+        // A step's gates depend on the states, not on the carry: a whole tile unrolled lets the steps'
+        // activations overlap, leaving the carry's few products as the chain.
+        const auto step = [&](int t) {
             float x[G], previous[S], g[S], d_x[G], d_p[P], d_previous[S];
 #pragma unroll
             for (int q = 0; q < G; ++q)
@@ -292,7 +326,7 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
                 previous[k] = t > 0 ? tile.get(kStates + k, lane, t - 1) : before[k];
                 g[k] = carry[k] + (p.d_states ? tile.get(kDStates + k, lane, t) : 0.0f);
             }
-            C::backward(x, parameters, previous, g, d_x, d_p, d_previous);
+            cell_backward<C, kSequentialActivations>(x, parameters, previous, g, d_x, d_p, d_previous);
 #pragma unroll
             for (int q = 0; q < G; ++q)
                 tile.set(q, lane, t, d_x[q]);
@@ -302,6 +336,14 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
 #pragma unroll
             for (int k = 0; k < S; ++k)
                 carry[k] = d_previous[k];
+        };
+        if (steps == K) {
+#pragma unroll
+            for (int t = K - 1; t >= 0; --t)
+                step(t);
+        } else {
+            for (int t = steps - 1; t >= 0; --t)
+                step(t);
         }
         __syncwarp();
 #pragma unroll
