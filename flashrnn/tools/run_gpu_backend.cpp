@@ -179,6 +179,7 @@ int run_newton_gpu_backend(newton::Backend backend, const newton::Problem& probl
     options.backend = backend;
     options.max_iterations = iterations;
     const newton::Backend chosen = newton::resolve_backend(problem, options);
+    const newton::Backend chosen_backward = newton::resolve_backward_backend(problem, options);
     const auto inputs_sizes = newton::inputs_shape(info, shape).sizes();
     const auto parameter_sizes = newton::parameters_shape(info, shape).sizes();
     const auto state_sizes = newton::state_shape(info, shape).sizes();
@@ -234,13 +235,13 @@ int run_newton_gpu_backend(newton::Backend backend, const newton::Problem& probl
     gradient_error =
         std::max(gradient_error, relative_error(d_initial.download(), bwd.d_initial_state.values));
     std::printf("%s, %s, %s (GPU %s, %s %s): forward %.3f ms (%g iterations, max residual %.3g%s), backward "
-                "%.3f ms\n",
+                "%.3f ms (%s)\n",
                 std::string(info.name).c_str(), newton::to_string(shape).c_str(),
                 std::string(newton::to_string(chosen)).c_str(), std::string(to_string(dtype)).c_str(),
                 backend == newton::Backend::automatic ? "chosen by" : "asked as",
                 std::string(newton::to_string(backend)).c_str(), forward_ms, stats[newton::iterations_slot],
                 stats[newton::max_residual_slot], stats[newton::non_finite_slot] != 0 ? ", NON-FINITE" : "",
-                backward_ms);
+                backward_ms, std::string(newton::to_string(chosen_backward)).c_str());
     std::printf("largest error against the float64 reference (relative to the largest value): states %.2e, "
                 "gradients %.2e (tolerance %.0e)\n",
                 states_error, gradient_error, tolerance);
