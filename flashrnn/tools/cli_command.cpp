@@ -381,32 +381,21 @@ int run_tune_newton(const TuneNewtonCommand& command, std::FILE* out) {
                  std::string(to_string(newton::fused_backward_kernel(problem.cell))).c_str(),
                  describe(newton::fused_backward_config(limits, problem)).c_str());
     print_pass_cost(out, "fused backward", cost.fused_backward, cost.bandwidth);
-    const newton::Backend choice = newton::choose_backend(limits, problem, solve);
-    const double chosen = choice == newton::Backend::fused    ? cost.fused_seconds
-                          : choice == newton::Backend::newton ? cost.newton_seconds
-                                                              : cost.sequential_seconds;
-    const double runner_up =
-        choice == newton::Backend::fused
-            ? std::min(cost.newton_seconds, cost.sequential_seconds)
-            : std::min(cost.fused_seconds,
-                       choice == newton::Backend::newton ? cost.sequential_seconds : cost.newton_seconds);
-    std::fprintf(out, "automatic: %s (forward estimate %.3f ms against the runner-up's %.3f ms, %.2fx)\n",
-                 std::string(newton::to_string(choice)).c_str(), chosen * 1e3, runner_up * 1e3,
-                 runner_up / chosen);
-    // The backward's own choice (any backward takes any forward's states).
-    const newton::Backend backward = newton::choose_backward_backend(limits, problem, solve);
-    const auto backward_seconds = [&](newton::Backend b) {
-        return b == newton::Backend::fused    ? cost.fused_backward.seconds
-               : b == newton::Backend::newton ? cost.newton_backward.seconds
-                                              : cost.sequential_backward.seconds;
+    // Each pass's choice against the runner-up's estimate (any backward takes any forward's states).
+    const auto print_choice = [&](const char* label, const char* pass, newton::Backend choice, auto cost_of) {
+        double runner_up = INFINITY;
+        for (newton::Backend b :
+             {newton::Backend::fused, newton::Backend::newton, newton::Backend::sequential})
+            if (b != choice) runner_up = std::min(runner_up, cost_of(b).seconds);
+        const double chosen = cost_of(choice).seconds;
+        std::fprintf(out, "%s: %s (%s estimate %.3f ms against the runner-up's %.3f ms, %.2fx)\n", label,
+                     std::string(newton::to_string(choice)).c_str(), pass, chosen * 1e3, runner_up * 1e3,
+                     runner_up / chosen);
     };
-    double backward_runner_up = INFINITY;
-    for (newton::Backend b : {newton::Backend::fused, newton::Backend::newton, newton::Backend::sequential})
-        if (b != backward) backward_runner_up = std::min(backward_runner_up, backward_seconds(b));
-    std::fprintf(
-        out, "automatic backward: %s (backward estimate %.3f ms against the runner-up's %.3f ms, %.2fx)\n",
-        std::string(newton::to_string(backward)).c_str(), backward_seconds(backward) * 1e3,
-        backward_runner_up * 1e3, backward_runner_up / backward_seconds(backward));
+    print_choice("automatic", "forward", newton::choose_backend(limits, problem, solve),
+                 [&](newton::Backend b) -> const newton::PassCost& { return cost.forward(b); });
+    print_choice("automatic backward", "backward", newton::choose_backward_backend(limits, problem, solve),
+                 [&](newton::Backend b) -> const newton::PassCost& { return cost.backward(b); });
     return 0;
 }
 

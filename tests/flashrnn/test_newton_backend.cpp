@@ -21,7 +21,18 @@ TEST_CASE("newton backend: names and forced choices") {
         newton::Options options;
         options.backend = b;
         CHECK(newton::choose_backend(h100, problem, options) == b);
+        CHECK(newton::choose_backward_backend(h100, problem, options) == b);
     }
+    // Each backend's passes, as the choices read them; automatic has none of its own.
+    const newton::CostEstimate cost = newton::estimate_cost(h100, problem, {});
+    CHECK(&cost.forward(newton::Backend::fused) == &cost.fused_forward);
+    CHECK(&cost.forward(newton::Backend::newton) == &cost.newton_forward);
+    CHECK(&cost.forward(newton::Backend::sequential) == &cost.sequential_forward);
+    CHECK(&cost.backward(newton::Backend::fused) == &cost.fused_backward);
+    CHECK(&cost.backward(newton::Backend::newton) == &cost.newton_backward);
+    CHECK(&cost.backward(newton::Backend::sequential) == &cost.sequential_backward);
+    CHECK_THROWS_AS(cost.forward(newton::Backend::automatic), UnsupportedError);
+    CHECK_THROWS_AS(cost.backward(newton::Backend::automatic), UnsupportedError);
 }
 
 // newton_bench (docs/benchmarks.md, "Newton parallel RNNs"): at B = 1 x 256 units, T = 65536 the fused

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "flashrnn/core/error.hpp"
 #include "flashrnn/newton/passes.hpp"
 #include "newton/sequential_tiles.hpp"
 
@@ -235,20 +236,57 @@ CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, c
     return cost;
 }
 
+const PassCost& CostEstimate::forward(Backend backend) const {
+    switch (backend) {
+    case Backend::newton:
+        return newton_forward;
+    case Backend::sequential:
+        return sequential_forward;
+    case Backend::fused:
+        return fused_forward;
+    default:
+        throw UnsupportedError(
+            "flashrnn::newton::CostEstimate: the automatic backend has no pass of its own");
+    }
+}
+
+const PassCost& CostEstimate::backward(Backend backend) const {
+    switch (backend) {
+    case Backend::newton:
+        return newton_backward;
+    case Backend::sequential:
+        return sequential_backward;
+    case Backend::fused:
+        return fused_backward;
+    default:
+        throw UnsupportedError(
+            "flashrnn::newton::CostEstimate: the automatic backend has no pass of its own");
+    }
+}
+
+namespace {
+
+// The backend whose pass is the cheapest; ties (both bound by the same bytes) go to the fused kernel,
+// measured at 80-97% of copy, then to Newton.
+template <class Pass> Backend cheapest(Pass pass) {
+    Backend best = Backend::fused;
+    for (Backend b : {Backend::newton, Backend::sequential})
+        if (pass(b).seconds < pass(best).seconds) best = b;
+    return best;
+}
+
+} // namespace
+
 Backend choose_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {
     if (options.backend != Backend::automatic) return options.backend;
     const CostEstimate cost = estimate_cost(limits, problem, options);
-    // Ties (both bound by the same bytes) go to the fused kernel: measured at 80-97% of copy.
-    if (cost.fused_seconds <= std::min(cost.newton_seconds, cost.sequential_seconds)) return Backend::fused;
-    return cost.newton_seconds < cost.sequential_seconds ? Backend::newton : Backend::sequential;
+    return cheapest([&](Backend b) -> const PassCost& { return cost.forward(b); });
 }
 
 Backend choose_backward_backend(const DeviceLimits& limits, const Problem& problem, const Options& options) {
     if (options.backend != Backend::automatic) return options.backend;
     const CostEstimate cost = estimate_cost(limits, problem, options);
-    const double fused = cost.fused_backward.seconds, sequential = cost.sequential_backward.seconds;
-    if (fused <= std::min(cost.newton_backward.seconds, sequential)) return Backend::fused;
-    return cost.newton_backward.seconds < sequential ? Backend::newton : Backend::sequential;
+    return cheapest([&](Backend b) -> const PassCost& { return cost.backward(b); });
 }
 
 } // namespace flashrnn::newton

@@ -65,6 +65,10 @@ struct CostEstimate {
         fused_backward;
     double bandwidth = 0;      // bytes per second assumed
     ReductionLaunch reduction; // the solvers' reduction launch (forward and backward)
+
+    // A backend's pass (automatic is none of them: refused with UnsupportedError).
+    const PassCost& forward(Backend backend) const;
+    const PassCost& backward(Backend backend) const;
 };
 CostEstimate estimate_cost(const DeviceLimits& limits, const Problem& problem, const Options& options);
 

@@ -4,7 +4,8 @@
 // and the L1 cannot hold 32 steps of every row for many warps (measured: 1.6-4.1 us per step at 65536
 // sequences against 0.5 us at 4096). Instead each warp stages tiles of its 32 sequences x K steps
 // through shared memory: copied in row order (whole sectors) and asynchronously (cp.async) while the
-// warp steps through the tile before, written back in row order. Same math, same order of operations.
+// warp steps through the tile before, written back in row order. The cells are evaluated with the
+// accurate exp and reciprocal of the fused forward (kSequentialActivations).
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -182,6 +183,39 @@ __device__ __forceinline__ void wait_for_previous_tile() {
     __syncwarp();
 }
 
+// A block's warp of sequences [s0, s0 + 32): the thread's sequence s, whether it exists, and the tiles
+// of K steps along the rows.
+template <int K> struct WarpSequences {
+    int lane;
+    std::int64_t s0, s, tile_count;
+    bool valid;
+    __device__ __forceinline__ explicit WarpSequences(const Rows& rows)
+        : lane(static_cast<int>(threadIdx.x)),
+          s0(static_cast<std::int64_t>(blockIdx.x) * kSequentialTileSequences), s(s0 + lane),
+          tile_count((rows.length + K - 1) / K), valid(s < rows.sequences) {}
+
+    // The thread's N per-sequence values values[index(k)] (zero without a sequence or without values).
+    template <int N, class Index>
+    __device__ __forceinline__ void read(const float* values, Index index, float (&out)[N]) const {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            out[k] = valid && values ? values[index(k)] : 0.0f;
+    }
+};
+
+// Steps [0, steps) of a tile in order (kReverse: from the last), a whole tile (steps = K) unrolled, so
+// that its reads are issued ahead of the steps that wait on them.
+template <int K, bool kReverse, class Step> __device__ __forceinline__ void tile_steps(int steps, Step step) {
+    if (steps == K) {
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+            step(kReverse ? K - 1 - i : i);
+    } else {
+        for (int i = 0; i < steps; ++i)
+            step(kReverse ? steps - 1 - i : i);
+    }
+}
+
 // The forward: tiles in turn, the next one in flight; the states leave through the gates' slots (a
 // step's gates are read before its states are written, each thread in its own row).
 template <class C, class T>
@@ -193,10 +227,9 @@ __global__ void __launch_bounds__(kSequentialThreads)
     using Tile = SequenceTile<T, K, sequential_forward_slots(G)>;
     __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
     const auto tile_of = [&](std::int64_t i) { return Tile::buffer(words, i); };
-    const int lane = static_cast<int>(threadIdx.x);
-    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialTileSequences;
-    const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
-    const bool valid = s < p.rows.sequences;
+    const WarpSequences<K> warp(p.rows);
+    const int lane = warp.lane;
+    const std::int64_t s0 = warp.s0, s = warp.s, length = p.rows.length, tile_count = warp.tile_count;
     const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
     const bool states_aligned = Tile::words_aligned(p.states, length);
     const auto fill = [&](std::int64_t i) {
@@ -209,12 +242,10 @@ __global__ void __launch_bounds__(kSequentialThreads)
     fill(0);
     fill(1);
     float parameters[P], state[S];
-#pragma unroll
-    for (int k = 0; k < P; ++k)
-        parameters[k] = valid ? p.parameters[p.rows.parameter_at(k, s)] : 0.0f;
-#pragma unroll
-    for (int k = 0; k < S; ++k)
-        state[k] = valid && p.initial_state ? p.initial_state[p.rows.state_at(k, s)] : 0.0f;
+    warp.read(
+        p.parameters, [&](int k) { return p.rows.parameter_at(k, s); }, parameters);
+    warp.read(
+        p.initial_state, [&](int k) { return p.rows.state_at(k, s); }, state);
     for (std::int64_t i = 0; i < tile_count; ++i) {
         wait_for_previous_tile();
         const Tile tile = tile_of(i);
@@ -231,15 +262,7 @@ __global__ void __launch_bounds__(kSequentialThreads)
                 tile.set(k, lane, t, next[k]);
             }
         };
-        // A whole tile unrolled, so that its gates' reads are issued ahead of the steps that wait on them.
-        if (steps == K) {
-#pragma unroll
-            for (int t = 0; t < K; ++t)
-                step(t);
-        } else {
-            for (int t = 0; t < steps; ++t)
-                step(t);
-        }
+        tile_steps<K, false>(steps, step);
         __syncwarp();
 #pragma unroll
         for (int k = 0; k < S; ++k)
@@ -248,7 +271,7 @@ __global__ void __launch_bounds__(kSequentialThreads)
         fill(i + 2);
     }
     __pipeline_wait_prior(0);
-    if (!valid) return;
+    if (!warp.valid) return;
     bool finite = true;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -267,10 +290,10 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
     using Tile = SequenceTile<T, K, sequential_backward_slots(G, S)>;
     __shared__ std::uint32_t words[kSequentialTileBuffers * Tile::kWords];
     const auto tile_of = [&](std::int64_t i) { return Tile::buffer(words, i); };
-    const int lane = static_cast<int>(threadIdx.x);
-    const std::int64_t s0 = static_cast<std::int64_t>(blockIdx.x) * kSequentialTileSequences;
-    const std::int64_t s = s0 + lane, length = p.rows.length, tile_count = (length + K - 1) / K;
-    const bool valid = s < p.rows.sequences;
+    const WarpSequences<K> warp(p.rows);
+    const int lane = warp.lane;
+    const std::int64_t s0 = warp.s0, s = warp.s, length = p.rows.length, tile_count = warp.tile_count;
+    const bool valid = warp.valid;
     const bool inputs_aligned = Tile::words_aligned(p.inputs, length);
     const bool states_aligned = Tile::words_aligned(p.states, length);
     const bool d_states_aligned = p.d_states && Tile::words_aligned(p.d_states, length);
@@ -295,12 +318,10 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
     fill(0);
     fill(1);
     float parameters[P], carry[S], d_p_sum[P] = {};
-#pragma unroll
-    for (int k = 0; k < P; ++k)
-        parameters[k] = valid ? p.parameters[p.rows.parameter_at(k, s)] : 0.0f;
-#pragma unroll
-    for (int k = 0; k < S; ++k)
-        carry[k] = valid && p.d_last_state ? p.d_last_state[p.rows.state_at(k, s)] : 0.0f;
+    warp.read(
+        p.parameters, [&](int k) { return p.rows.parameter_at(k, s); }, parameters);
+    warp.read(
+        p.d_last_state, [&](int k) { return p.rows.state_at(k, s); }, carry);
     for (std::int64_t i = 0; i < tile_count; ++i) {
         const std::int64_t t0 = first_step(i);
         // The state before the tile's first step (needed last): from the tile before, or h0.
@@ -337,14 +358,7 @@ __global__ void __launch_bounds__(kSequentialThreads) sequential_backward_kernel
             for (int k = 0; k < S; ++k)
                 carry[k] = d_previous[k];
         };
-        if (steps == K) {
-#pragma unroll
-            for (int t = K - 1; t >= 0; --t)
-                step(t);
-        } else {
-            for (int t = steps - 1; t >= 0; --t)
-                step(t);
-        }
+        tile_steps<K, true>(steps, step);
         __syncwarp();
 #pragma unroll
         for (int q = 0; q < G; ++q)
