@@ -57,7 +57,9 @@ TEST_CASE(
                 }
             const newton::CostEstimate cost = newton::estimate_cost(h100, narrow, {});
             CHECK(cost.newton_seconds > 0);
-            CHECK(cost.sequential_seconds > 4 * cost.newton_seconds);
+            // Measured at this shape (H200, 2026-12-03): the unfused Newton 1.34-2.32 ms, the sequential
+            // kernel 5.72-9.53 ms (FlashLSTM fp32 the closest: 6.20 against 2.32).
+            CHECK(cost.sequential_seconds > 2 * cost.newton_seconds);
             CHECK(cost.newton_seconds > cost.fused_seconds);
             // A tolerance stops the fused kernel's tiles as it stops the unfused solver's sequences: the
             // same candidates, the estimate at the iteration limit.

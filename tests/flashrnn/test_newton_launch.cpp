@@ -130,10 +130,10 @@ TEST_CASE("newton launch: the cost model at the issue's corners, from bandwidth 
     const newton::CostEstimate cost = newton::estimate_cost(h100, narrow, {});
     CHECK(cost.bandwidth == doctest::Approx(0.8 * 3.35e12));
     // The sequential chain: 65536 steps of FlashGRU fp32 in one wave (256 threads, 8 warps); measured on
-    // the H200 (the same SMs and clock): 7.251 ms for this problem (docs/benchmarks.md, Newton
-    // section, "The sequential kernels' copies and activations").
-    CHECK(cost.sequential_forward.latency_seconds == doctest::Approx(65536 * 0.111e-6));
-    CHECK(cost.sequential_forward.seconds == doctest::Approx(7.251e-3).epsilon(0.1));
+    // the H200 (the same SMs and clock): 5.693 ms for this problem (docs/benchmarks.md, Newton
+    // section, "The sequential kernels without subnormals").
+    CHECK(cost.sequential_forward.latency_seconds == doctest::Approx(65536 * 0.0869e-6));
+    CHECK(cost.sequential_forward.seconds == doctest::Approx(5.693e-3).epsilon(0.1));
     CHECK(cost.newton_forward.launches == 2 + 3 * 4);
     // A device with half the bandwidth: bandwidth-bound estimates double.
     DeviceLimits slow = h100;

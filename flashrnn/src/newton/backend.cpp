@@ -31,8 +31,8 @@ struct SequentialStepSeconds {
 SequentialStepSeconds sequential_step_seconds(Cell cell, DType dtype) {
     const bool wide = bytes_of(dtype) == 4;
     if (cell == Cell::flash_gru)
-        return wide ? SequentialStepSeconds{0.111e-6, 0.278e-6} : SequentialStepSeconds{0.138e-6, 0.174e-6};
-    return wide ? SequentialStepSeconds{0.119e-6, 0.339e-6} : SequentialStepSeconds{0.165e-6, 0.288e-6};
+        return wide ? SequentialStepSeconds{0.0869e-6, 0.274e-6} : SequentialStepSeconds{0.118e-6, 0.168e-6};
+    return wide ? SequentialStepSeconds{0.0946e-6, 0.338e-6} : SequentialStepSeconds{0.145e-6, 0.277e-6};
 }
 constexpr double kReductionTileSeconds = 1.0e-6;
 constexpr double kLaunchSeconds = 4.0e-6;
@@ -68,8 +68,8 @@ struct IssueCounts {
 };
 IssueCounts issue_counts(Cell cell, DType dtype) {
     const bool wide = bytes_of(dtype) == 4;
-    if (cell == Cell::flash_gru) return wide ? IssueCounts{134, 461, 268} : IssueCounts{123, 370, 248};
-    return wide ? IssueCounts{172, 609, 477} : IssueCounts{165, 573, 506};
+    if (cell == Cell::flash_gru) return wide ? IssueCounts{127, 460, 270} : IssueCounts{120, 363, 249};
+    return wide ? IssueCounts{163, 603, 480} : IssueCounts{154, 569, 510};
 }
 
 // The time to issue `thread_instructions` at kAchievedIssueFraction of the SMs' slots; 0 where the
