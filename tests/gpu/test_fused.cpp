@@ -146,7 +146,7 @@ TEST_CASE("fused backend: a head split over blocks, both ways of exchanging a st
 }
 
 // An environment variable of the fused backend set for the scope (fused_backend.cpp reads them at each
-// kernel lookup): FLASHRNN_FUSED_CLUSTER, FLASHRNN_FUSED_DIRECT_R_LOAD.
+// kernel lookup): FLASHRNN_FUSED_CLUSTER, FLASHRNN_FUSED_DIRECT_R_LOAD, the model's limits.
 struct ScopedEnvironment {
     const char* name;
     ScopedEnvironment(const char* variable, const char* value) : name(variable) { setenv(name, value, 1); }
@@ -215,6 +215,35 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
         CHECK_FALSE(fused::traits({cell, DType::bf16, shape}, FusedPass::backward).multicast_gather);
         check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), ++seed);
     }
+}
+
+// The chunks' operand prefetch with the multicast gather at 2 row warps x 3 k warps (192 threads): a
+// forward that only the model's limits reach ((1, 768), B 256, FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK=192
+// and FLASHRNN_FUSED_MAX_ROW_WARPS=2; 2 chunks of 4 batch tiles inside each step). On the H200
+// (2026-12-03) it faulted: compute-sanitizer memcheck reported "Unknown Error" on every thread of a
+// warp at chunk 0's mbarrier.arrive.expect_tx (49152 bytes) in 1392 threads, and the context was lost;
+// with FLASHRNN_FUSED_CLUSTER=0 (the blocks gathering for themselves) and at B 64 it ran, as did the same
+// limits with at most 4 row warps (3 x 2 warps) and 256 threads with at most 2 (2 x 4). Not yet
+// explained: this case reproduces it. tests/gpu/run.sh runs it in a process of its own, since a fault
+// ends the process's CUDA context.
+TEST_CASE("fused backend: the chunks' prefetch with the multicast gather at 2 x 3 warps") {
+    int device = 0;
+    cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+    const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
+    const ScopedEnvironment threads("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", "192");
+    const ScopedEnvironment row_warps("FLASHRNN_FUSED_MAX_ROW_WARPS", "2");
+    const Case c{8, 256, 1, 768};
+    const FusedKernelTraits forward =
+        fused::traits({Cell::lstm, DType::bf16, {c.T, c.B, c.NH, c.DH}}, FusedPass::forward);
+    CAPTURE(forward.threads_per_block);
+    CAPTURE(forward.row_warps);
+    CAPTURE(forward.k_warps);
+    if (clusters) { // the H200's choice under these limits (flashrnn tune --gpu h200 with them)
+        CHECK(forward.chunks_in_step);
+        CHECK(forward.prefetch_operand);
+        CHECK(forward.multicast_gather);
+    }
+    check_cell(fused_backend, Cell::lstm, DType::bf16, c, RecurrentGradient::full(), 3295);
 }
 
 // The paper's head-dimension sweep at hidden 768 (B = 16): (6, 128), whose one-block step is long
