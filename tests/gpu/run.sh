@@ -38,10 +38,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 if part rnn; then
 # The scans' and the Newton family's tests run in the "scan" part (tests/gpu/scan.sh). Each case's
 # duration is printed, to see where the part's time goes.
-step gpu-tests "$BIN/flashrnn_gpu_tests" --duration=true -tce='linrec*,RG-LRU*,newton*,*at 2 x 3 warps'
-# A case that faulted on the H200 (2026-12-03; tests/gpu/test_fused.cpp): in a process of its own, since
-# a fault ends the CUDA context of every case after it.
-step gpu-tests-prefetch-2x3 "$BIN/flashrnn_gpu_tests" -tc='*at 2 x 3 warps'
+step gpu-tests "$BIN/flashrnn_gpu_tests" --duration=true -tce='linrec*,RG-LRU*,newton*,*prefetch with the multicast gather*'
+# A case that faulted on the H200 before its fix (2026-12-03, a ptxas miscompile; tests/gpu/test_fused.cpp):
+# in a process of its own, since a fault ends the CUDA context of every case after it.
+step gpu-tests-prefetch "$BIN/flashrnn_gpu_tests" -tc='*prefetch with the multicast gather*'
 step cli-alternating "$BIN/flashrnn" run --backend alternating --cell lstm --heads 3 --head-dim 24 --batch 5 --steps 9 --dtype bf16
 step cli-fused "$BIN/flashrnn" run --backend fused --cell gru --heads 3 --head-dim 40 --batch 5 --steps 9 --dtype fp16
 step cli-newton "$BIN/flashrnn" run --cell flash_lstm --backend newton --units 24 --batch 3 --steps 300

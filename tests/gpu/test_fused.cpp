@@ -217,33 +217,35 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
     }
 }
 
-// The chunks' operand prefetch with the multicast gather at 2 row warps x 3 k warps (192 threads): a
-// forward that only the model's limits reach ((1, 768), B 256, FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK=192
-// and FLASHRNN_FUSED_MAX_ROW_WARPS=2; 2 chunks of 4 batch tiles inside each step). On the H200
-// (2026-12-03) it faulted: compute-sanitizer memcheck reported "Unknown Error" on every thread of a
-// warp at chunk 0's mbarrier.arrive.expect_tx (49152 bytes) in 1392 threads, and the context was lost;
-// with FLASHRNN_FUSED_CLUSTER=0 (the blocks gathering for themselves) and at B 64 it ran, as did the same
-// limits with at most 4 row warps (3 x 2 warps) and 256 threads with at most 2 (2 x 4). Not yet
-// explained: this case reproduces it. tests/gpu/run.sh runs it in a process of its own, since a fault
-// ends the process's CUDA context.
-TEST_CASE("fused backend: the chunks' prefetch with the multicast gather at 2 x 3 warps") {
+// The chunks' operand prefetch with the multicast gather where ptxas had folded chunk 1's transaction
+// barrier to chunk 0's (CUDA 13.0, sm_90a; fused_exchange.cuh, MulticastGather::chunk_operand): chunk
+// 0's barrier then took two arrivals and the kernel stopped with a hardware exception. Found on the H200
+// (2026-12-03) at LSTM bf16 (1, 768), B 256 under FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK=192 and
+// FLASHRNN_FUSED_MAX_ROW_WARPS=2 (2 x 3 warps, 2 chunks inside each step; compute-sanitizer memcheck:
+// "Unknown Error" at the arrival); the SASS of the model's own choice for GRU 16-bit (1, 1024) at B 192
+// (6 x 2 warps) had the same folding. Both run here, forward and backward against the float64
+// reference. tests/gpu/run.sh runs this case in a process of its own: a fault ends the CUDA context.
+TEST_CASE("fused backend: the chunks' prefetch with the multicast gather, both barriers") {
     int device = 0;
     cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
     const bool clusters = device_limits_of(device).max_cluster_blocks >= 2;
+    const auto check_prefetch = [&](Cell cell, const Case& c, std::uint64_t seed) {
+        const FusedKernelTraits forward =
+            fused::traits({cell, DType::bf16, {c.T, c.B, c.NH, c.DH}}, FusedPass::forward);
+        CAPTURE(forward.threads_per_block);
+        CAPTURE(forward.row_warps);
+        CAPTURE(forward.k_warps);
+        if (clusters) { // the H100's and the H200's choice (flashrnn tune --gpu h100|h200)
+            CHECK(forward.chunks_in_step);
+            CHECK(forward.prefetch_operand);
+            CHECK(forward.multicast_gather);
+        }
+        check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), seed);
+    };
+    check_prefetch(Cell::gru, {8, 192, 1, 1024}, 3296);
     const ScopedEnvironment threads("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", "192");
     const ScopedEnvironment row_warps("FLASHRNN_FUSED_MAX_ROW_WARPS", "2");
-    const Case c{8, 256, 1, 768};
-    const FusedKernelTraits forward =
-        fused::traits({Cell::lstm, DType::bf16, {c.T, c.B, c.NH, c.DH}}, FusedPass::forward);
-    CAPTURE(forward.threads_per_block);
-    CAPTURE(forward.row_warps);
-    CAPTURE(forward.k_warps);
-    if (clusters) { // the H200's choice under these limits (flashrnn tune --gpu h200 with them)
-        CHECK(forward.chunks_in_step);
-        CHECK(forward.prefetch_operand);
-        CHECK(forward.multicast_gather);
-    }
-    check_cell(fused_backend, Cell::lstm, DType::bf16, c, RecurrentGradient::full(), 3295);
+    check_prefetch(Cell::lstm, {8, 256, 1, 768}, 3295);
 }
 
 // The paper's head-dimension sweep at hidden 768 (B = 16): (6, 128), whose one-block step is long
