@@ -222,8 +222,8 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
 // 0's barrier then took two arrivals and the kernel stopped with a hardware exception. Found on the H200
 // (2026-12-03) at LSTM bf16 (1, 768), B 256 under FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK=192 and
 // FLASHRNN_FUSED_MAX_ROW_WARPS=2 (2 x 3 warps, 2 chunks inside each step; compute-sanitizer memcheck:
-// "Unknown Error" at the arrival); the SASS of the model's own choice for GRU 16-bit (1, 1024) at B 192
-// (6 x 2 warps) had the same folding. Both run here, forward and backward against the float64
+// "Unknown Error" at the arrival); the SASS of the model's own choices for GRU 16-bit (1, 1024) at B 192
+// (6 x 2 warps) and (2, 512) at B 768 had the same folding. All three run here, forward and backward against the float64
 // reference. tests/gpu/run.sh runs this case in a process of its own: a fault ends the CUDA context.
 TEST_CASE("fused backend: the chunks' prefetch with the multicast gather, both barriers") {
     int device = 0;
@@ -243,6 +243,7 @@ TEST_CASE("fused backend: the chunks' prefetch with the multicast gather, both b
         check_cell(fused_backend, cell, DType::bf16, c, RecurrentGradient::full(), seed);
     };
     check_prefetch(Cell::gru, {8, 192, 1, 1024}, 3296);
+    check_prefetch(Cell::gru, {4, 768, 2, 512}, 3297);
     const ScopedEnvironment threads("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", "192");
     const ScopedEnvironment row_warps("FLASHRNN_FUSED_MAX_ROW_WARPS", "2");
     check_prefetch(Cell::lstm, {8, 256, 1, 768}, 3295);
