@@ -223,8 +223,9 @@ TEST_CASE("fused backend: the multicast gather after the barrier, odd batches") 
 // (2026-12-03) at LSTM bf16 (1, 768), B 256 under FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK=192 and
 // FLASHRNN_FUSED_MAX_ROW_WARPS=2 (2 x 3 warps, 2 chunks inside each step; compute-sanitizer memcheck:
 // "Unknown Error" at the arrival); the SASS of the model's own choices for GRU 16-bit (1, 1024) at B 192
-// (6 x 2 warps) and (2, 512) at B 768 had the same folding. All three run here, forward and backward against the float64
-// reference. tests/gpu/run.sh runs this case in a process of its own: a fault ends the CUDA context.
+// (6 x 2 warps) and (2, 512) at B 768 had the same folding. All three run here, forward and backward against
+// the float64 reference. tests/gpu/run.sh runs this case in a process of its own: a fault ends the CUDA
+// context.
 TEST_CASE("fused backend: the chunks' prefetch with the multicast gather, both barriers") {
     int device = 0;
     cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
