@@ -348,15 +348,15 @@ struct MulticastGather {
         wait_for_peers();
         if constexpr (kPrefetch) {
             constexpr int kOperandElements = kOperandRows * kOperandStride;
-            if (chunk == 0) issue_chunk(0, operand, 0u);
+            // Chunk c's buffer, for this chunk and the next alike. Written as buffer ^ 1 for the next,
+            // ptxas (CUDA 13.0, sm_90a) folded chunk 1's transaction barrier, at chunk 0, to buffer 0's
+            // in some configurations (GRU 16-bit (1, 1024) B 192; LSTM bf16 (1, 768) B 256 at 2 x 3
+            // warps, where chunk 0's barrier took two arrivals and the kernel faulted; the PTX was
+            // right): the GPU test "the chunks' prefetch with the multicast gather, both barriers".
+            const auto buffer_of = [](int c) { return static_cast<unsigned>(c) & 1u; };
+            if (chunk == 0) issue_chunk(0, operand, buffer_of(0));
             const bool next = chunk + 1 < kStepChunks;
-            const unsigned buffer = static_cast<unsigned>(chunk) & 1u;
-            // The next chunk's buffer as (chunk + 1) & 1, not buffer ^ 1: from the latter ptxas (CUDA
-            // 13.0, sm_90a) folded chunk 1's transaction barrier, at chunk 0, to buffer 0's in some
-            // configurations (GRU 16-bit (1, 1024) B 192; LSTM bf16 (1, 768) B 256 at 2 x 3 warps, where
-            // chunk 0's barrier took two arrivals and the kernel faulted); the PTX was right. The GPU
-            // test "the chunks' prefetch with the multicast gather, both barriers" runs both.
-            const unsigned next_buffer = static_cast<unsigned>(chunk + 1) & 1u;
+            const unsigned buffer = buffer_of(chunk), next_buffer = buffer_of(chunk + 1);
             if (next) issue_chunk(chunk + 1, operand + next_buffer * kOperandElements, next_buffer);
             wait(buffer, next);
             return operand + buffer * kOperandElements;
