@@ -65,6 +65,16 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     CHECK(t.row_tiles_per_block == ceil_div(rows_per_block, t.mma_m));
     if (t.row_blocks > 1) CHECK(rows_per_block % t.mma_m == 0);
     CHECK(t.k_blocks * t.k_tiles_per_block == ceil_div(t.k_length, t.mma_k));
+    // The k split: the backward's, its blocks exchanging after a barrier, one chunk per step, whole
+    // k tiles.
+    if (t.k_blocks > 1) {
+        CHECK(!forward);
+        CHECK(t.cooperative);
+        CHECK(!t.chunks_in_step);
+        CHECK(!t.tagged_exchange);
+        CHECK(!t.multicast_gather);
+        CHECK(t.k_length % t.mma_k == 0);
+    }
     CHECK(t.row_warps * t.row_tiles_per_warp >= t.row_tiles_per_block);
     CHECK(t.row_warps * (t.row_tiles_per_warp - 1) < t.row_tiles_per_block);
     CHECK(t.k_warps * t.k_tiles_per_warp >= t.k_tiles_per_block);
@@ -78,8 +88,10 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     // Registers: R's A fragments (4 per tile), 4 per accumulator tile, 2 for a B fragment, overhead.
     // ... and the pointwise items' inputs loaded a step ahead (forward: gate inputs; backward: gates,
     // states before and after, upstream gradients).
+    // A row block's items are shared by its k blocks.
     const int block_items = chunk_rows * t.units_per_block;
-    const int items = (block_items + t.threads_per_block - 1) / t.threads_per_block;
+    const int share = (block_items + t.k_blocks - 1) / t.k_blocks;
+    const int items = (share + t.threads_per_block - 1) / t.threads_per_block;
     // Forward above B = 32 each item past the first also costs 9 (its indices and addresses); chunks
     // inside each step 32.
     const int item_registers = forward ? cell.num_input_gates : cell.num_gates + 3 * cell.num_states;
@@ -612,6 +624,47 @@ TEST_CASE("fused tiling: at most max_row_warps row warps, the block's other warp
     const FusedKernelTraits two = choose_fused_tiling(h100, r).traits;
     CHECK(two.row_warps == 2);
     CHECK(two.k_warps >= 2);
+}
+
+TEST_CASE("fused tiling: the backward's k split, asked for with min_k_blocks") {
+    const DeviceLimits h200 = preset("h200");
+    SUBCASE("(1, 768): every k blocks asked for, or more, each limit holding") {
+        for (const auto& [cell, dtype, batch] :
+             {std::tuple{Cell::lstm, DType::bf16, 16}, std::tuple{Cell::lstm, DType::bf16, 256},
+              std::tuple{Cell::gru, DType::fp32, 37}, std::tuple{Cell::elman, DType::fp16, 3}}) {
+            const Cell c = cell; // named again: clang 14 does not capture a structured binding
+            const DType d = dtype;
+            const int b = batch;
+            FusedTilingRequest r = request_of(FusedPass::backward, c, d, 1, 768, b);
+            CHECK(choose_fused_tiling(h200, r).traits.k_blocks == 1); // none unless asked for (768 fits)
+            for (int least : {2, 3, 4}) {
+                INFO(cell_info(c).name << " " << to_string(d) << " B " << b << ", at least " << least
+                                       << " k blocks");
+                r.min_k_blocks = least;
+                const FusedKernelTraits t = choose_fused_tiling(h200, r).traits;
+                CHECK(t.k_blocks >= least);
+                check_fits(h200, r, t);
+                CHECK(describe(t).find(std::to_string(t.k_blocks) + " k blocks") != std::string::npos);
+            }
+        }
+    }
+    SUBCASE("the forward never splits k; k tiles that are not whole are refused with the reason") {
+        FusedTilingRequest forward = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 16);
+        const FusedKernelTraits unasked = choose_fused_tiling(h200, forward).traits;
+        forward.min_k_blocks = 4;
+        CHECK(choose_fused_tiling(h200, forward).traits == unasked);
+        CHECK(unasked.k_blocks == 1);
+        // GRU: 3 x 100 = 300 gate columns, not whole 16-column tiles.
+        FusedTilingRequest ragged = request_of(FusedPass::backward, Cell::gru, DType::bf16, 1, 100, 16);
+        CHECK(choose_fused_tiling(h200, ragged).traits.k_blocks == 1);
+        ragged.min_k_blocks = 2;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h200, ragged),
+                             doctest::Contains("only on whole 16-column tiles"), TilingError);
+        FusedTilingRequest negative = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 64, 1);
+        negative.min_k_blocks = -1;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h200, negative),
+                             doctest::Contains("min_k_blocks -1 is negative"), ShapeError);
+    }
 }
 
 TEST_CASE(

@@ -12,8 +12,11 @@ namespace {
 using namespace flashrnn;
 
 constexpr const char* kVariables[] = {"FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK",
-                                      "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", "FLASHRNN_FUSED_MAX_ROW_WARPS",
-                                      "FLASHRNN_FUSED_CLUSTER", "FLASHRNN_FUSED_DIRECT_R_LOAD"};
+                                      "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD",
+                                      "FLASHRNN_FUSED_MAX_ROW_WARPS",
+                                      "FLASHRNN_FUSED_MIN_K_BLOCKS",
+                                      "FLASHRNN_FUSED_CLUSTER",
+                                      "FLASHRNN_FUSED_DIRECT_R_LOAD"};
 
 // Every variable unset, then `name` set to `value`, for the scope; all unset again after it.
 struct Environment {
@@ -51,6 +54,8 @@ TEST_CASE("fused tuning: unset, the model's defaults with R loaded directly") {
     CHECK(l.max_blocks_per_head == 0);
     CHECK(l.max_row_warps == 0);
     CHECK(FusedTilingRequest{}.max_row_warps == 0);
+    CHECK(l.min_k_blocks == 0);
+    CHECK(FusedTilingRequest{}.min_k_blocks == 0);
     CHECK(l.cluster == FusedCluster::automatic);
     CHECK(l.direct_r_load);
     CHECK(FusedTilingRequest{}.direct_r_load);
@@ -82,6 +87,10 @@ TEST_CASE("fused tuning: each variable's values") {
         const Environment blocks("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", "16");
         CHECK(fused::tiling_limits().max_blocks_per_head == 16);
     }
+    {
+        const Environment k_blocks("FLASHRNN_FUSED_MIN_K_BLOCKS", "4");
+        CHECK(fused::tiling_limits().min_k_blocks == 4);
+    }
     const Environment row_warps("FLASHRNN_FUSED_MAX_ROW_WARPS", "2");
     CHECK(fused::tiling_limits().max_row_warps == 2);
 }
@@ -91,12 +100,14 @@ TEST_CASE("fused tuning: the request limited as the environment asks, every fiel
     l.max_threads_per_block = 256;
     l.max_blocks_per_head = 3;
     l.max_row_warps = 2;
+    l.min_k_blocks = 3;
     l.cluster = FusedCluster::never;
     l.direct_r_load = false;
     const FusedTilingRequest r = fused::limited(FusedTilingRequest{}, l);
     CHECK(r.max_threads_per_block == 256);
     CHECK(r.max_blocks_per_head == 3);
     CHECK(r.max_row_warps == 2);
+    CHECK(r.min_k_blocks == 3);
     CHECK(r.cluster == FusedCluster::never);
     CHECK_FALSE(r.direct_r_load);
 }
@@ -117,6 +128,8 @@ TEST_CASE("fused tuning: anything else is refused with the variable and what it 
                            {"FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", "99999999999", "from 0 to"},
                            {"FLASHRNN_FUSED_MAX_ROW_WARPS", "33", "from 0 to 32"},
                            {"FLASHRNN_FUSED_MAX_ROW_WARPS", "two", "from 0 to 32"},
+                           {"FLASHRNN_FUSED_MIN_K_BLOCKS", "-1", "from 0 to 1024"},
+                           {"FLASHRNN_FUSED_MIN_K_BLOCKS", "4096", "from 0 to 1024"},
                            {"FLASHRNN_FUSED_CLUSTER", "always", "expected auto, 0 or 1"}}) {
         const std::string message = refusal_of(bad.name, bad.value);
         CAPTURE(bad.name);

@@ -85,12 +85,16 @@ racecheck_of_ours() {
 sanitizer_subset=("clipped and cut*" "a head split over blocks*" "batch chunks of a small head*"
                   "batch chunks inside each step*" "R loaded directly under*")
 cluster_case="a head split over a thread-block cluster*"
+# The fused backend's own cases beside those (the alternating backend has no k split).
+fused_subset=("the backward's k split*")
 for backend in alternating fused; do
+  subset=("${sanitizer_subset[@]}")
+  [ "$backend" = fused ] && subset+=("${fused_subset[@]}")
   [ "$memcheck" = 1 ] && step "memcheck-$backend" env CUDA_MODULE_LOADING=EAGER FLASHRNN_ALTERNATING_GRAPHS=0 \
     compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/flashrnn_gpu_tests" \
-    -tc="$(printf "$backend backend: %s," "${sanitizer_subset[@]}" "refuses*" "$cluster_case")"
+    -tc="$(printf "$backend backend: %s," "${subset[@]}" "refuses*" "$cluster_case")"
   if racecheck_backend "$backend"; then
-    for case in "${sanitizer_subset[@]}"; do
+    for case in "${subset[@]}"; do
       name=${case%\*}
       step "racecheck-$backend-${name// /-}" racecheck_of_ours "$BIN/flashrnn_gpu_tests" -tc="$backend backend: $case"
     done

@@ -155,6 +155,43 @@ struct ScopedEnvironment {
     ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
 };
 
+// The backward's k split (FLASHRNN_FUSED_MIN_K_BLOCKS; the model takes it by itself only where no
+// configuration without it fits, the largest heads): the k blocks of a row block each multiply their
+// gate columns of R^T and meet after a second barrier per step, each applying the derivative to its
+// share of the row block's items. Every cell, 2 to 4 k blocks (3 splits (1, 768)'s 192 k tiles in
+// 64), odd batches (a share's last items past the batch), two heads per launch, fp32's tf32, the
+// clipped and the cut gradient (no barrier at all); the forward ignores the variable. Small enough
+// for compute-sanitizer (tests/gpu/run.sh).
+TEST_CASE("fused backend: the backward's k split, every cell") {
+    struct Split {
+        Cell cell;
+        DType dtype;
+        Case c;
+        const char* k_blocks;
+    };
+    const Split splits[] = {
+        {Cell::lstm, DType::bf16, {5, 16, 1, 768}, "2"}, {Cell::lstm, DType::bf16, {3, 13, 1, 768}, "3"},
+        {Cell::lstm, DType::fp32, {3, 37, 1, 256}, "4"}, {Cell::gru, DType::bf16, {4, 21, 1, 512}, "4"},
+        {Cell::slstm, DType::fp16, {3, 9, 2, 128}, "2"}, {Cell::elman, DType::bf16, {4, 5, 2, 256}, "2"}};
+    std::uint64_t seed = 3280;
+    for (const Split& split : splits) {
+        const ScopedEnvironment k_blocks("FLASHRNN_FUSED_MIN_K_BLOCKS", split.k_blocks);
+        const Case c = split.c;
+        const ProblemShape shape{c.T, c.B, c.NH, c.DH};
+        const FusedKernelTraits backward =
+            fused::traits({split.cell, split.dtype, shape}, FusedPass::backward);
+        INFO(cell_info(split.cell).name << " " << to_string(split.dtype) << " B " << c.B << " NH " << c.NH
+                                        << " DH " << c.DH << ": " << backward.k_blocks << " k blocks");
+        CHECK(backward.k_blocks >= std::atoi(split.k_blocks));
+        CHECK(backward.cooperative);
+        CHECK_FALSE(backward.tagged_exchange);
+        CHECK(fused::traits({split.cell, split.dtype, shape}, FusedPass::forward).k_blocks == 1);
+        check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::full(), ++seed);
+        check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::clipped(0.05), ++seed);
+        check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::cut(), ++seed);
+    }
+}
+
 // The forward's cluster exchange (Hopper), asked for: a head split over one thread-block cluster per
 // batch block, the operand stored into the peers' shared memory. (3, 256) over a cluster of 16 (the
 // non-portable size), (1, 768), (12, 64) over clusters of 4, odd batches, fp32's 32-bit stores; the backward

@@ -160,6 +160,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     if (request.max_row_warps < 0)
         throw ShapeError("fused tiling: max_row_warps " + str(request.max_row_warps) +
                          " is negative (0: no limit)");
+    if (request.min_k_blocks < 0)
+        throw ShapeError("fused tiling: min_k_blocks " + str(request.min_k_blocks) +
+                         " is negative (0: as the model prefers)");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
@@ -331,13 +334,27 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "a head split over row blocks splits on whole " + str(p.mma.m) + "-row tiles (" +
               str(p.rows_per_unit) + " rows per unit)");
 
-    // The accumulated dimension: k tiles split evenly over blocks (partial sums meet in memory).
-    // The kernels keep it in one block for now (a split needs a second barrier per step).
-    m.add(v.k_blocks == 1, "the kernels keep the " + str(p.k_length) + " " + k_name +
-                               " of the accumulated dimension in one block (no k split)");
+    // The accumulated dimension: k tiles split evenly over blocks. The backward's k blocks of a row
+    // block sum their partial products through the group's exchange, a second barrier per step
+    // (fused_backward.cuh), and each runs the cell's derivative for its share of the row block's
+    // items; the forward keeps k in one block (its split would put that barrier on the forward's
+    // shorter step).
     m.add(v.k_blocks * v.k_tiles_per_block == Expr(p.k_tiles),
           "the k blocks split the " + str(p.k_tiles) + " k tiles (" + str(p.k_length) + " " + k_name + " / " +
               str(p.mma.k) + ") evenly");
+    if (forward)
+        m.add(v.k_blocks == 1, "the forward keeps the " + str(p.k_length) + " " + k_name +
+                                   " of the accumulated dimension in one block (no k split)");
+    else if (p.k_length % p.mma.k != 0)
+        m.add(v.k_blocks == 1, "the backward splits its " + str(p.k_length) + " " + k_name +
+                                   " over blocks only on whole " + str(p.mma.k) + "-column tiles");
+    else
+        m.add((v.k_blocks == 1) | ((v.cooperative == 1) & (v.chunks_in_step == 0)),
+              "the backward's k split: blocks of one head exchanging after a barrier, one chunk per step");
+    if (r.min_k_blocks > 1 && !forward)
+        m.add(v.k_blocks >= r.min_k_blocks,
+              "at least " + str(r.min_k_blocks) +
+                  " blocks along the backward's accumulated dimension (min_k_blocks)");
 
     // Warps: row_warps x k_warps, none without a tile; each loops over its patch of R tiles.
     m.add(v.warps == v.row_warps * v.k_warps, "warps = row warps x k warps");
@@ -350,10 +367,12 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     ceil_split(m, v.k_tiles_per_block, v.k_warps, v.k_tiles_per_warp, "k tiles over k warps");
     m.add(v.k_tiles_in_registers <= v.k_tiles_per_warp, "R tiles in registers are tiles of the warp");
 
-    // The pointwise work: the block's (batch row, unit) items spread over its threads.
+    // The pointwise work: the row block's (batch row, unit) items spread over the threads of its k
+    // blocks (ceil(ceil(items / k blocks) / threads) = ceil(items / (k blocks x threads))).
     const Expr block_items = v.batch_rows_per_block * v.units_per_block;
-    const Expr block_threads = v.warps * limits.warp_size;
-    m.add(v.items_per_thread * block_threads >= block_items, "the threads cover the block's pointwise items");
+    const Expr block_threads = v.warps * limits.warp_size * v.k_blocks;
+    m.add(v.items_per_thread * block_threads >= block_items,
+          "the threads of a row block's k blocks cover its pointwise items");
     m.add((v.items_per_thread - 1) * block_threads < block_items,
           "pointwise items per thread: as few as that allows");
 
@@ -558,14 +577,15 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): one chunk per block (each chunk more is one more pass over the sequence's
+    // Preferences (App. D): no k split where a configuration without one fits (the backward's k split
+    // adds a barrier per step; not yet measured against the chunks it saves at large batches), one
+    // chunk per block (each chunk more is one more pass over the sequence's
     // steps, or one more launch), the chunks inside each step where they fit, one launch for all heads, no
-    // exchange between blocks when a head fits one unless its step is long and SMs are idle, the accumulated
-    // dimension split over as few blocks as possible, every sequence tile its own block (each batch block
-    // exchanges only its own rows: measured 20% faster at (1, 768) than one batch block over twice the row
-    // blocks; narrow blocks (fewer rows than a tile) only for more blocks than whole tiles give),
-    // wide blocks, then the parallel dimension over as many blocks as possible, the cluster
-    // exchange where that split fits one cluster, full blocks, as much of R in registers as fits, and
+    // exchange between blocks when a head fits one unless its step is long and SMs are idle, every sequence
+    // tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than
+    // one batch block over twice the row blocks; narrow blocks (fewer rows than a tile) only for more blocks
+    // than whole tiles give), wide blocks, then the parallel dimension over as many blocks as possible, the
+    // cluster exchange where that split fits one cluster, full blocks, as much of R in registers as fits, and
     // last the chunks' operand prefetch where its second buffer fits beside all of that.
     // The cluster exchange (Hopper, forward) only for a split made anyway. Measured
     // on the H100 (LSTM bf16, B = 16, T = 1024, forward, graph replay): (6, 128) over 8 blocks 1.50 ms
@@ -573,8 +593,8 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
     // made only for the cluster does not pay: (12, 64) in one block 0.71 ms, over a cluster of 4
     // 0.71 ms, of 2 0.76 ms; (1, 768) over a cluster of 16 (48 units per block) 3.31 ms against
     // 2.14 ms over 48 blocks and the tagged words (docs/kernels.md).
-    m.search({v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms, v.cooperative,
-              v.k_blocks, v.batch_blocks, v.narrow_batch_blocks, v.wide_blocks, v.row_blocks,
+    m.search({v.k_blocks, v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms,
+              v.cooperative, v.batch_blocks, v.narrow_batch_blocks, v.wide_blocks, v.row_blocks,
               v.cluster_exchange, v.warps, v.row_warps, v.k_tiles_in_registers, v.prefetch_operand});
     // The batch's counts by halving their ranges: the same first answer as the fewest chunks and the
     // most blocks value by value, but a range that cannot hold fails at once (millions of rows).
@@ -640,12 +660,12 @@ FusedKernelTraits traits_of(const DeviceLimits& limits, const Problem& p, const 
     // The tagged exchange's bytes read by a block per step: 8 per word (fused_layout.hpp).
     // Chunks inside each step exchange through the barrier: one per step for all of them.
     t.cluster_exchange = s[v.cluster_exchange] == 1;
-    t.tagged_exchange = t.cooperative && !t.chunks_in_step && !t.cluster_exchange &&
+    t.tagged_exchange = t.cooperative && !t.chunks_in_step && !t.cluster_exchange && t.k_blocks == 1 &&
                         8 * fused::exchange_words_per_step(t) <= FusedKernelTraits::kTaggedExchangeBytes;
     // The barrier's gather shared by clusters where the device has them (the request can turn
     // clusters off), chunks inside each step too: bulk copies of whole 16-byte pieces of 16-bit rows
     // (no tf32 rounding on the way).
-    t.multicast_gather = t.cooperative && !t.tagged_exchange && !t.cluster_exchange &&
+    t.multicast_gather = t.cooperative && !t.tagged_exchange && !t.cluster_exchange && t.k_blocks == 1 &&
                          limits.max_cluster_blocks >= 2 && r.cluster != FusedCluster::never &&
                          t.element_bytes == 2 && t.k_length * t.element_bytes % 16 == 0;
     t.row_warps = as_int(s[v.row_warps]);

@@ -180,6 +180,12 @@ struct FusedTilingRequest {
     // every step, a k warp only its k tiles, at the cost of summing the k warps' partial products in
     // shared memory; the model prefers row warps, so this is for measuring the trade (docs/kernels.md).
     int max_row_warps = 0;
+    // At least this many blocks along the backward's accumulated dimension (0 or 1: as few as the
+    // model prefers, which is one wherever that fits; the forward, which never splits it, ignores it).
+    // The k blocks' partial sums meet in the group's exchange, a second barrier per step: for
+    // measuring the split and testing it at sizes that do not need it (docs/kernels.md, "The
+    // backward's k split").
+    int min_k_blocks = 0;
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;

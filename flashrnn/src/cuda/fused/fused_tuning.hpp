@@ -1,7 +1,7 @@
 // The user's limits on the fused backend's tiling, read from the environment at each kernel lookup
 // (docs/kernels.md, "Tuning the fused kernels"): FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK,
-// FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD, FLASHRNN_FUSED_MAX_ROW_WARPS, FLASHRNN_FUSED_CLUSTER and
-// FLASHRNN_FUSED_DIRECT_R_LOAD. Private
+// FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD, FLASHRNN_FUSED_MAX_ROW_WARPS, FLASHRNN_FUSED_MIN_K_BLOCKS,
+// FLASHRNN_FUSED_CLUSTER and FLASHRNN_FUSED_DIRECT_R_LOAD. Private
 // to the library (src/) and free of CUDA, so that the CPU tests check the parsing
 // (tests/flashrnn/test_fused_tuning.cpp).
 #pragma once
@@ -20,6 +20,7 @@ struct TilingLimits {
     int max_threads_per_block = FusedTilingRequest{}.max_threads_per_block;
     int max_blocks_per_head = 0; // 0: no limit
     int max_row_warps = 0;       // 0: no limit
+    int min_k_blocks = 0;        // 0: as the model prefers
     FusedCluster cluster = FusedCluster::automatic;
     bool direct_r_load = FusedTilingRequest{}.direct_r_load; // 0: R loaded element by element
     auto operator<=>(const TilingLimits&) const = default;
@@ -40,6 +41,7 @@ inline TilingLimits tiling_limits() {
         environment_integer("FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", l.max_threads_per_block, 32, 1024);
     l.max_blocks_per_head = environment_integer("FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD", 0, 0, 1 << 20);
     l.max_row_warps = environment_integer("FLASHRNN_FUSED_MAX_ROW_WARPS", 0, 0, 32);
+    l.min_k_blocks = environment_integer("FLASHRNN_FUSED_MIN_K_BLOCKS", 0, 0, 1 << 10);
     l.cluster = cluster_choice();
     l.direct_r_load = environment_integer("FLASHRNN_FUSED_DIRECT_R_LOAD", l.direct_r_load ? 1 : 0, 0, 1) == 1;
     return l;
@@ -50,6 +52,7 @@ inline FusedTilingRequest limited(FusedTilingRequest request, const TilingLimits
     request.max_threads_per_block = tuning.max_threads_per_block;
     request.max_blocks_per_head = tuning.max_blocks_per_head;
     request.max_row_warps = tuning.max_row_warps;
+    request.min_k_blocks = tuning.min_k_blocks;
     request.cluster = tuning.cluster;
     request.direct_r_load = tuning.direct_r_load;
     return request;

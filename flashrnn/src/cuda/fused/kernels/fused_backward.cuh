@@ -6,7 +6,10 @@
 // head spans several blocks, they go to all of its blocks through the step exchange
 // (fused_exchange.cuh). A block whose batch runs in chunks inside each step (Traits::chunks_in_step)
 // holds every chunk's fp32 carry and multiplies each chunk's gate gradients, taken from d_gates, at
-// the start of the chunk's turn; one exchange (a barrier) ends the step.
+// the start of the chunk's turn; one exchange (a barrier) ends the step. With the k split
+// (kKSplit) a block holds R^T's rows of its units over its k block's gate columns only and gathers
+// only those columns of the gate gradients; the row block's k blocks sum their partial products after
+// a second barrier per step (KSplitSums), and each applies the derivative to its share of the items.
 #pragma once
 
 #include "cuda/rnn/gate_slots.hpp"
@@ -33,15 +36,21 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     const int dh = Traits::head_dim, h = block.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
+    // The gate columns the block multiplies: its k block's, from k_base (every column of the head
+    // without a k split, where the operand's padding past them multiplies zeros).
+    constexpr int kHeadColumns = G_REC * Traits::head_dim;
+    constexpr int kBlockColumns = kKSplit ? kOperandColumns : kHeadColumns;
+    const int k_base = block.k_block * kOperandColumns;
     // R^T: block row = state unit j, k = gate block * DH + gate unit (the gate slots' order, so that
     // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit,
-    // j].
+    // j]. k is the block's: column k_base + k of the head.
     Product product;
     const auto r_at = [&](int row, int k) {
-        return r + l.recurrent_weights.offset(k / dh, h, k % dh, block.unit_base + row);
+        const int column = k_base + k;
+        return r + l.recurrent_weights.offset(column / dh, h, column % dh, block.unit_base + row);
     };
     const auto r_element = [&](int row, int k) {
-        if (row >= kUnits || k >= G_REC * dh) return 0.0f;
+        if (row >= kUnits || k_base + k >= kHeadColumns) return 0.0f;
         return to_float(*r_at(row, k));
     };
     // A k's rows (state units) are contiguous: 16-byte pieces through each warp's scratch, which the
@@ -53,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         product.load_columns(
             r_element,
             [&](int row, int k) -> const Element* {
-                if (row + 8 > kUnits || k >= G_REC * dh) return nullptr;
+                if (row + 8 > kUnits || k_base + k >= kHeadColumns) return nullptr;
                 const Element* at = r_at(row, k);
                 return reinterpret_cast<unsigned long long>(at) % 16 == 0 ? at : nullptr;
             },
@@ -113,23 +122,32 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     const StepExchange<G_REC * Traits::head_dim> exchange(p.exchange, block);
     unsigned* const barrier = reinterpret_cast<unsigned*>(exchange.words);
     unsigned arrivals = 0;
+    const KSplitSums k_split(exchange.words);
+    // R^T dg at (batch row n, unit) for the cell's derivative: the block's own product, or with the k
+    // split every k block's after the group's barrier.
+    const auto recurrent_gradient = [&](int n, int unit) {
+        if constexpr (kKSplit)
+            return k_split.at(n, unit, block);
+        else
+            return product_at(partials, n, unit);
+    };
     // The operand of the gradient through R into step t: the gate gradients of step t + 1 of the
     // place's chunk, every unit of the head, from d_gates (written by the group's blocks before their
     // barrier).
     auto gate_gradient_rows = [&](long long t, const BlockPlace& place) {
         return [&, t, place](int n) -> const Element* {
             const int b = place.batch_base + n;
-            return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) : nullptr;
+            return b < batch ? d_gates + l.gate_slots.offset(t, b, h, 0, 0) + k_base : nullptr;
         };
     };
     auto gather_gate_gradients = [&](long long t, const BlockPlace& place) {
         // gather_rows where the rows cannot travel as bulk copies (MulticastGather::issue).
-        multicast.gather<G_REC * Traits::head_dim>(operand, gate_gradient_rows(t, place),
-                                                   min(kBatchRows, batch - place.batch_base));
+        multicast.gather<kBlockColumns>(operand, gate_gradient_rows(t, place),
+                                        min(kBatchRows, batch - place.batch_base));
     };
     // The barrier exchange without chunks: each k range's warps gather their columns and multiply
     // (not with the multicast gather, which a cluster shares and which was the faster at (1, 768) B 16).
-    using Range = KRange<G_REC * Traits::head_dim>;
+    using Range = KRange<kBlockColumns>;
     constexpr bool kRangeGather = Range::kUsable && Traits::cooperative && !Traits::tagged_exchange &&
                                   !Traits::chunks_in_step && !Traits::multicast_gather;
     const Range range;
@@ -139,8 +157,8 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
             OperandElement* const rows =
                 multicast.chunk_operand(operand, chunk, [&](int c, OperandElement* into, unsigned buffer) {
                     const BlockPlace at = block.at_chunk(c);
-                    multicast.issue<G_REC * Traits::head_dim>(into, gate_gradient_rows(t, at),
-                                                              min(kBatchRows, batch - at.batch_base), buffer);
+                    multicast.issue<kBlockColumns>(into, gate_gradient_rows(t, at),
+                                                   min(kBatchRows, batch - at.batch_base), buffer);
                 });
             __syncthreads();
             product.run(rows, partials);
@@ -180,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                     previous[s] = to_float(in.previous[item][s]);
                     next[s] = to_float(in.next[item][s]);
                 }
-                if (through_r_flows && t < T) upstream[0] += p.policy.apply(product_at(partials, n, unit));
+                if (through_r_flows && t < T) upstream[0] += p.policy.apply(recurrent_gradient(n, unit));
                 Cell::backward(in.gates[item], previous, next, upstream, d_gate, d_previous);
 #pragma unroll
                 for (int s = 0; s < S; ++s)
@@ -223,7 +241,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 exchange.receive(static_cast<unsigned>(T - t + 1), operand,
                                  [&](int n) { return block.batch_base + n < batch; });
             } else {
-                arrivals += Traits::row_blocks;
+                arrivals += kGroupBlocks;
                 group_barrier(barrier, arrivals);
                 if constexpr (kRangeGather) {
                     const int first = range.first_column();
@@ -231,8 +249,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                         operand + first,
                         [&](int n) -> const Element* {
                             const int b = block.batch_base + n;
-                            return b < batch ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) + first
-                                             : nullptr;
+                            return b < batch
+                                       ? d_gates + l.gate_slots.offset(t - 1, b, h, 0, 0) + k_base + first
+                                       : nullptr;
                         },
                         range.rank);
                     range.sync();
@@ -245,6 +264,11 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         if constexpr (!Traits::chunks_in_step) {
             product.run(operand, partials);
             __syncthreads();
+            if constexpr (kKSplit) { // every k block's sums, for the derivative of step t - 1
+                k_split.publish(partials, block);
+                arrivals += kGroupBlocks;
+                group_barrier(barrier, arrivals);
+            }
         }
     }
     __syncthreads(); // the carry of other threads' items (a cut gradient skips the loop's barriers)
@@ -257,9 +281,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         for (int i = threadIdx.x; i < kChunkStates; i += Traits::threads_per_block) {
             const int s = i / (kBatchRows * kUnits), n = (i / kUnits) % kBatchRows, unit = i % kUnits;
             const int b = place.batch_base + n, d = place.unit_base + unit;
-            if (b >= batch) continue;
+            if (b >= batch || !PointwiseItem::owned(n, unit, place)) continue;
             float gradient = carry[i];
-            if (s == 0 && through_r_flows) gradient += p.policy.apply(product_at(partials, n, unit));
+            if (s == 0 && through_r_flows) gradient += p.policy.apply(recurrent_gradient(n, unit));
             if (d_states) gradient += to_float(d_states[l.sequence.offset(s, 0, b, h, d)]);
             static_cast<Element*>(p.d_initial_states)[l.single.offset(s, b, h, d)] = from_float(gradient);
         }

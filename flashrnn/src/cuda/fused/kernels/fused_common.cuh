@@ -64,11 +64,21 @@ constexpr SharedLayout kShared = shared_layout(Traits{}, !Traits::backward);
 static_assert(kShared.total == Traits::shared_memory_bytes, "the tiling model counts the same layout");
 
 constexpr int G = Cell::num_gates, S = Cell::num_states, G_REC = Cell::num_recurrent_gates;
-// The block's state units, and the (batch row, unit) items of its pointwise work per thread.
+// The block's state units, and the (batch row, unit) items of its pointwise work: a row block's
+// items, split over its k blocks (kShareItems each, the last fewer), then over each one's threads.
 constexpr int kUnits = Traits::units_per_block;
-constexpr int kItems = (kBatchRows * kUnits + Traits::threads_per_block - 1) / Traits::threads_per_block;
-
-static_assert(Traits::k_blocks == 1, "the accumulated dimension is not split over blocks");
+constexpr int kRowBlockItems = kBatchRows * kUnits;
+constexpr int kShareItems = (kRowBlockItems + Traits::k_blocks - 1) / Traits::k_blocks;
+constexpr int kItems = (kShareItems + Traits::threads_per_block - 1) / Traits::threads_per_block;
+// The blocks of one group (a head of a batch block), which meet at its barrier.
+constexpr int kGroupBlocks = Traits::row_blocks * Traits::k_blocks;
+// The backward's k split (fused_tiling.cpp): the k blocks of a row block sum their partial products
+// after a barrier (KSplitSums, fused_exchange.cuh); the forward keeps k in one block.
+constexpr bool kKSplit = Traits::k_blocks > 1;
+static_assert(!kKSplit || (Traits::backward && Traits::cooperative && !Traits::tagged_exchange &&
+                           !Traits::multicast_gather && !Traits::chunks_in_step &&
+                           Traits::k_blocks * Traits::k_tiles_per_block * Traits::mma_k == Traits::k_length),
+              "the k split: the backward's barrier exchange, one chunk per step, whole k tiles");
 static_assert(Traits::mma_m == 16 && Traits::mma_n == 8 && Traits::mma_k == (kTf32 ? 8 : 16),
               "mma.sync m16n8k16 (bf16, fp16) or m16n8k8 (tf32)");
 static_assert(Traits::row_warps * Traits::k_warps * kWarp == Traits::threads_per_block, "warps of the block");
@@ -471,16 +481,17 @@ constexpr int kStepChunks = Traits::chunks_in_step ? Traits::batch_chunks : 1;
 constexpr int kChunkStates = Cell::num_states * kBatchRows * kUnits; // fp32 states of one chunk
 constexpr bool kOperandStays = !Traits::cooperative && !Traits::chunks_in_step;
 
-// Where a block works: its head, batch block and row block, from blockIdx.x, and the chunk of its
-// batch block it runs (a batch block of batch_chunks chunks runs them in as many launches, one after
-// the other, the whole sequence each, or in turn inside each step; chunk c of batch block k holds the
-// rows of part k * batch_chunks + c).
+// Where a block works: its head, batch block, k block and row block, from blockIdx.x, and the chunk
+// of its batch block it runs (a batch block of batch_chunks chunks runs them in as many launches, one
+// after the other, the whole sequence each, or in turn inside each step; chunk c of batch block k
+// holds the rows of part k * batch_chunks + c).
 struct BlockPlace {
-    int head, group, row_block, batch_block, batch_base, unit_base;
+    int head, group, row_block, k_block, batch_block, batch_base, unit_base;
     __device__ BlockPlace(int head_offset, int batch_chunk) {
         row_block = blockIdx.x % Traits::row_blocks;
         unit_base = row_block * kUnits;
-        group = blockIdx.x / Traits::row_blocks;
+        k_block = blockIdx.x / Traits::row_blocks % Traits::k_blocks;
+        group = blockIdx.x / kGroupBlocks;
         batch_block = group % Traits::batch_blocks;
         head = head_offset + group / Traits::batch_blocks;
         // One chunk per launch: the launch's (one chunk: the kernel as before); inside each step: 0, then
@@ -498,17 +509,23 @@ struct BlockPlace {
 };
 
 // One of a thread's pointwise items: batch row n and unit of the block (and their b and d in the
-// head), the same every step; `live` is false past the block's items or the batch.
+// head), the same every step; `live` is false past the block's share of its row block's items (all of
+// them without a k split) or the batch.
 struct PointwiseItem {
     int n, unit, b, d;
     bool live;
     __device__ PointwiseItem(int item, const BlockPlace& place) {
-        const int i = threadIdx.x + item * Traits::threads_per_block;
+        const int in_share = threadIdx.x + item * Traits::threads_per_block;
+        const int i = place.k_block * kShareItems + in_share;
         n = i / kUnits;
         unit = i % kUnits;
         b = place.batch_base + n;
         d = place.unit_base + unit;
-        live = i < kBatchRows * kUnits && b < Traits::batch;
+        live = in_share < kShareItems && i < kRowBlockItems && b < Traits::batch;
+    }
+    // Whether the item (batch row n, unit) is in the share of the place's k block.
+    static __device__ bool owned(int n, int unit, const BlockPlace& place) {
+        return (n * kUnits + unit) / kShareItems == place.k_block;
     }
 };
 

@@ -147,6 +147,38 @@ __device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
     __syncthreads();
 }
 
+// The backward's k split (kKSplit): the k blocks of a row block each multiply their gate columns of
+// R^T; their partial products meet in the group's words after its barrier counter, fp32 [k block]
+// [batch row][unit of the head] (fused_layout.hpp), and after the group's next barrier the block that
+// owns an item (PointwiseItem) sums them over the k blocks, in one order. One buffer is enough: a block
+// writes step t - 1's sums only after the barrier that follows every block's reads of step t's.
+struct KSplitSums {
+    float* sums; // this group's
+
+    __device__ explicit KSplitSums(unsigned long long* group_words)
+        : sums(reinterpret_cast<float*>(group_words + 1)) {}
+
+    // Block-wide, after the product and a barrier of the block: its sums over its k warps.
+    __device__ void publish(const float* partials, const BlockPlace& place) const {
+        if constexpr (kKSplit) {
+            float* own = sums + place.k_block * kOperandRows * Traits::head_dim + place.unit_base;
+            for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
+                const int n = i / kUnits, unit = i % kUnits;
+                __stcg(own + n * Traits::head_dim + unit, product_at(partials, n, unit));
+            }
+        }
+    }
+
+    // After the group's barrier: the product at (batch row n, unit of the block) over all k blocks.
+    __device__ float at(int n, int unit, const BlockPlace& place) const {
+        float sum = 0.0f;
+#pragma unroll
+        for (int q = 0; q < Traits::k_blocks; ++q)
+            sum += __ldcg(sums + (q * kOperandRows + n) * Traits::head_dim + place.unit_base + unit);
+        return sum;
+    }
+};
+
 // Transaction barriers (mbarrier) in a block's shared memory, which the cluster exchange and the
 // multicast gather count their incoming bytes on.
 __device__ inline unsigned shared_address(const void* at) {

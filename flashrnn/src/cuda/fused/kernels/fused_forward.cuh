@@ -253,7 +253,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 exchange.receive(static_cast<unsigned>(t + 1), operand,
                                  [&](int n) { return block.batch_base + n < batch; });
             } else {
-                arrivals += Traits::row_blocks;
+                arrivals += kGroupBlocks;
                 group_barrier(barrier, arrivals);
                 if constexpr (!Traits::chunks_in_step) gather_state(t + 1, block);
             }
