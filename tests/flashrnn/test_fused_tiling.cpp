@@ -664,6 +664,21 @@ TEST_CASE("fused tiling: the backward's k split, asked for with min_k_blocks") {
         negative.min_k_blocks = -1;
         CHECK_THROWS_WITH_AS(choose_fused_tiling(h200, negative),
                              doctest::Contains("min_k_blocks -1 is negative"), ShapeError);
+        negative.min_k_blocks = 0;
+        negative.max_k_blocks = -1;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h200, negative),
+                             doctest::Contains("max_k_blocks -1 is negative"), ShapeError);
+    }
+    SUBCASE("where only a split fits, max_k_blocks 1 refuses and names the limit") {
+        // LSTM fp32 at 1584: the backward's largest head only with the split (the forward fits).
+        FusedTilingRequest large = request_of(FusedPass::backward, Cell::lstm, DType::fp32, 1, 1584, 16);
+        CHECK(choose_fused_tiling(h200, large).traits.k_blocks > 1);
+        large.max_k_blocks = 1;
+        CHECK_THROWS_WITH_AS(choose_fused_tiling(h200, large),
+                             doctest::Contains("at most 1 block along the accumulated dimension"),
+                             TilingError);
+        large.min_k_blocks = 2;
+        CHECK_THROWS_AS(choose_fused_tiling(h200, large), TilingError); // at least 2 and at most 1
     }
 }
 

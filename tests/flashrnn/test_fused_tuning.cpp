@@ -11,12 +11,11 @@ namespace {
 
 using namespace flashrnn;
 
-constexpr const char* kVariables[] = {"FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK",
-                                      "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD",
-                                      "FLASHRNN_FUSED_MAX_ROW_WARPS",
-                                      "FLASHRNN_FUSED_MIN_K_BLOCKS",
-                                      "FLASHRNN_FUSED_CLUSTER",
-                                      "FLASHRNN_FUSED_DIRECT_R_LOAD"};
+constexpr const char* kVariables[] = {
+    "FLASHRNN_FUSED_MAX_THREADS_PER_BLOCK", "FLASHRNN_FUSED_MAX_BLOCKS_PER_HEAD",
+    "FLASHRNN_FUSED_MAX_ROW_WARPS",         "FLASHRNN_FUSED_MIN_K_BLOCKS",
+    "FLASHRNN_FUSED_MAX_K_BLOCKS",          "FLASHRNN_FUSED_CLUSTER",
+    "FLASHRNN_FUSED_DIRECT_R_LOAD"};
 
 // Every variable unset, then `name` set to `value`, for the scope; all unset again after it.
 struct Environment {
@@ -56,6 +55,8 @@ TEST_CASE("fused tuning: unset, the model's defaults with R loaded directly") {
     CHECK(FusedTilingRequest{}.max_row_warps == 0);
     CHECK(l.min_k_blocks == 0);
     CHECK(FusedTilingRequest{}.min_k_blocks == 0);
+    CHECK(l.max_k_blocks == 0);
+    CHECK(FusedTilingRequest{}.max_k_blocks == 0);
     CHECK(l.cluster == FusedCluster::automatic);
     CHECK(l.direct_r_load);
     CHECK(FusedTilingRequest{}.direct_r_load);
@@ -91,6 +92,10 @@ TEST_CASE("fused tuning: each variable's values") {
         const Environment k_blocks("FLASHRNN_FUSED_MIN_K_BLOCKS", "4");
         CHECK(fused::tiling_limits().min_k_blocks == 4);
     }
+    {
+        const Environment k_blocks("FLASHRNN_FUSED_MAX_K_BLOCKS", "1");
+        CHECK(fused::tiling_limits().max_k_blocks == 1);
+    }
     const Environment row_warps("FLASHRNN_FUSED_MAX_ROW_WARPS", "2");
     CHECK(fused::tiling_limits().max_row_warps == 2);
 }
@@ -101,6 +106,7 @@ TEST_CASE("fused tuning: the request limited as the environment asks, every fiel
     l.max_blocks_per_head = 3;
     l.max_row_warps = 2;
     l.min_k_blocks = 3;
+    l.max_k_blocks = 5;
     l.cluster = FusedCluster::never;
     l.direct_r_load = false;
     const FusedTilingRequest r = fused::limited(FusedTilingRequest{}, l);
@@ -108,6 +114,7 @@ TEST_CASE("fused tuning: the request limited as the environment asks, every fiel
     CHECK(r.max_blocks_per_head == 3);
     CHECK(r.max_row_warps == 2);
     CHECK(r.min_k_blocks == 3);
+    CHECK(r.max_k_blocks == 5);
     CHECK(r.cluster == FusedCluster::never);
     CHECK_FALSE(r.direct_r_load);
 }
@@ -130,6 +137,7 @@ TEST_CASE("fused tuning: anything else is refused with the variable and what it 
                            {"FLASHRNN_FUSED_MAX_ROW_WARPS", "two", "from 0 to 32"},
                            {"FLASHRNN_FUSED_MIN_K_BLOCKS", "-1", "from 0 to 1024"},
                            {"FLASHRNN_FUSED_MIN_K_BLOCKS", "4096", "from 0 to 1024"},
+                           {"FLASHRNN_FUSED_MAX_K_BLOCKS", "-2", "from 0 to 1024"},
                            {"FLASHRNN_FUSED_CLUSTER", "always", "expected auto, 0 or 1"}}) {
         const std::string message = refusal_of(bad.name, bad.value);
         CAPTURE(bad.name);

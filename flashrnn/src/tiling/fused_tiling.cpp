@@ -163,6 +163,9 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     if (request.min_k_blocks < 0)
         throw ShapeError("fused tiling: min_k_blocks " + str(request.min_k_blocks) +
                          " is negative (0: as the model prefers)");
+    if (request.max_k_blocks < 0)
+        throw ShapeError("fused tiling: max_k_blocks " + str(request.max_k_blocks) +
+                         " is negative (0: no limit)");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
@@ -355,6 +358,10 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
         m.add(v.k_blocks >= r.min_k_blocks,
               "at least " + str(r.min_k_blocks) +
                   " blocks along the backward's accumulated dimension (min_k_blocks)");
+    if (r.max_k_blocks > 0)
+        m.add(v.k_blocks <= r.max_k_blocks, "at most " + str(r.max_k_blocks) +
+                                                (r.max_k_blocks == 1 ? " block" : " blocks") +
+                                                " along the accumulated dimension (max_k_blocks)");
 
     // Warps: row_warps x k_warps, none without a tile; each loops over its patch of R tiles.
     m.add(v.warps == v.row_warps * v.k_warps, "warps = row warps x k warps");

@@ -186,6 +186,8 @@ struct FusedTilingRequest {
     // measuring the split and testing it at sizes that do not need it (docs/kernels.md, "The
     // backward's k split").
     int min_k_blocks = 0;
+    // At most this many (0: no limit; 1: no k split, as every kernel before 2026-12-04).
+    int max_k_blocks = 0;
     // Registers per thread the kernel needs besides R and its accumulators (addresses, loop
     // counters, the pointwise function). A guess until the compiler reports; feedback raises it.
     int overhead_registers_per_thread = 40;
