@@ -65,14 +65,13 @@ void check_fits(const DeviceLimits& limits, const FusedTilingRequest& r, const F
     CHECK(t.row_tiles_per_block == ceil_div(rows_per_block, t.mma_m));
     if (t.row_blocks > 1) CHECK(rows_per_block % t.mma_m == 0);
     CHECK(t.k_blocks * t.k_tiles_per_block == ceil_div(t.k_length, t.mma_k));
-    // The k split: the backward's, its blocks exchanging after a barrier, one chunk per step, whole
-    // k tiles.
+    // The k split: its blocks exchanging after a barrier, one chunk per step, whole k tiles.
     if (t.k_blocks > 1) {
-        CHECK(!forward);
         CHECK(t.cooperative);
         CHECK(!t.chunks_in_step);
         CHECK(!t.tagged_exchange);
         CHECK(!t.multicast_gather);
+        CHECK(!t.cluster_exchange);
         CHECK(t.k_length % t.mma_k == 0);
     }
     CHECK(t.row_warps * t.row_tiles_per_warp >= t.row_tiles_per_block);
@@ -626,35 +625,39 @@ TEST_CASE("fused tiling: at most max_row_warps row warps, the block's other warp
     CHECK(two.k_warps >= 2);
 }
 
-TEST_CASE("fused tiling: the backward's k split, asked for with min_k_blocks") {
+TEST_CASE("fused tiling: the k split, asked for with min_k_blocks") {
     const DeviceLimits h200 = preset("h200");
-    SUBCASE("(1, 768): every k blocks asked for, or more, each limit holding") {
+    SUBCASE("(1, 768): every k blocks asked for, or more, each limit holding, both passes") {
         for (const auto& [cell, dtype, batch] :
              {std::tuple{Cell::lstm, DType::bf16, 16}, std::tuple{Cell::lstm, DType::bf16, 256},
               std::tuple{Cell::gru, DType::fp32, 37}, std::tuple{Cell::elman, DType::fp16, 3}}) {
             const Cell c = cell; // named again: clang 14 does not capture a structured binding
             const DType d = dtype;
             const int b = batch;
-            FusedTilingRequest r = request_of(FusedPass::backward, c, d, 1, 768, b);
-            CHECK(choose_fused_tiling(h200, r).traits.k_blocks == 1); // none unless asked for (768 fits)
-            for (int least : {2, 3, 4}) {
-                INFO(cell_info(c).name << " " << to_string(d) << " B " << b << ", at least " << least
-                                       << " k blocks");
-                r.min_k_blocks = least;
-                const FusedKernelTraits t = choose_fused_tiling(h200, r).traits;
-                CHECK(t.k_blocks >= least);
-                check_fits(h200, r, t);
-                CHECK(describe(t).find(std::to_string(t.k_blocks) + " k blocks") != std::string::npos);
+            for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+                FusedTilingRequest r = request_of(pass, c, d, 1, 768, b);
+                CHECK(choose_fused_tiling(h200, r).traits.k_blocks == 1); // none unless asked for (768 fits)
+                for (int least : {2, 3, 4}) {
+                    INFO(to_string(pass) << " " << cell_info(c).name << " " << to_string(d) << " B " << b
+                                         << ", at least " << least << " k blocks");
+                    r.min_k_blocks = least;
+                    const FusedKernelTraits t = choose_fused_tiling(h200, r).traits;
+                    CHECK(t.k_blocks >= least);
+                    check_fits(h200, r, t);
+                    CHECK(describe(t).find(std::to_string(t.k_blocks) + " k blocks") != std::string::npos);
+                }
             }
         }
     }
-    SUBCASE("the forward never splits k; k tiles that are not whole are refused with the reason") {
-        FusedTilingRequest forward = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 768, 16);
-        const FusedKernelTraits unasked = choose_fused_tiling(h200, forward).traits;
-        forward.min_k_blocks = 4;
-        CHECK(choose_fused_tiling(h200, forward).traits == unasked);
-        CHECK(unasked.k_blocks == 1);
-        // GRU: 3 x 100 = 300 gate columns, not whole 16-column tiles.
+    SUBCASE("k tiles that are not whole are refused with the reason") {
+        // The forward at DH 100: 100 state units are not whole 16-column tiles.
+        FusedTilingRequest forward = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 100, 16);
+        forward.min_k_blocks = 2;
+        CHECK_THROWS_WITH_AS(
+            choose_fused_tiling(h200, forward),
+            doctest::Contains("the forward splits its 100 state units over blocks only on whole"),
+            TilingError);
+        // GRU's backward: 3 x 100 = 300 gate columns, not whole 16-column tiles.
         FusedTilingRequest ragged = request_of(FusedPass::backward, Cell::gru, DType::bf16, 1, 100, 16);
         CHECK(choose_fused_tiling(h200, ragged).traits.k_blocks == 1);
         ragged.min_k_blocks = 2;
@@ -670,7 +673,7 @@ TEST_CASE("fused tiling: the backward's k split, asked for with min_k_blocks") {
                              doctest::Contains("max_k_blocks -1 is negative"), ShapeError);
     }
     SUBCASE("where only a split fits, max_k_blocks 1 refuses and names the limit") {
-        // LSTM fp32 at 1584: the backward's largest head only with the split (the forward fits).
+        // LSTM fp32 at 1584: the backward's largest head only with the split.
         FusedTilingRequest large = request_of(FusedPass::backward, Cell::lstm, DType::fp32, 1, 1584, 16);
         CHECK(choose_fused_tiling(h200, large).traits.k_blocks > 1);
         large.max_k_blocks = 1;

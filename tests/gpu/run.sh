@@ -86,7 +86,7 @@ sanitizer_subset=("clipped and cut*" "a head split over blocks*" "batch chunks o
                   "batch chunks inside each step*" "R loaded directly under*")
 cluster_case="a head split over a thread-block cluster*"
 # The fused backend's own cases beside those (the alternating backend has no k split).
-fused_subset=("the backward's k split*")
+fused_subset=("the k split*")
 for backend in alternating fused; do
   subset=("${sanitizer_subset[@]}")
   [ "$backend" = fused ] && subset+=("${fused_subset[@]}")

@@ -155,14 +155,14 @@ struct ScopedEnvironment {
     ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
 };
 
-// The backward's k split (FLASHRNN_FUSED_MIN_K_BLOCKS; the model takes it by itself only where no
-// configuration without it fits, the largest heads): the k blocks of a row block each multiply their
-// gate columns of R^T and meet after a second barrier per step, each applying the derivative to its
-// share of the row block's items. Every cell, 2 to 4 k blocks (3 splits (1, 768)'s 192 k tiles in
-// 64), odd batches (a share's last items past the batch), two heads per launch, fp32's tf32, the
-// clipped and the cut gradient (no barrier at all); the forward ignores the variable. Small enough
-// for compute-sanitizer (tests/gpu/run.sh).
-TEST_CASE("fused backend: the backward's k split, every cell") {
+// The k split (FLASHRNN_FUSED_MIN_K_BLOCKS; the model takes it by itself only where no configuration
+// without it fits, the largest heads): the k blocks of a row block each multiply their k columns of R
+// (forward: state units) or R^T (backward: gate units) and meet after a second barrier per step, each
+// applying the cell or its derivative to its share of the row block's items. Every cell, both passes,
+// 2 to 4 k blocks (3 splits the backward's 192 k tiles at (1, 768) in 64), odd batches (a share's
+// last items past the batch), two heads per launch, fp32's tf32, the clipped and the cut gradient (no
+// barrier at all in the backward). Small enough for compute-sanitizer (tests/gpu/run.sh).
+TEST_CASE("fused backend: the k split, both passes, every cell") {
     struct Split {
         Cell cell;
         DType dtype;
@@ -178,14 +178,16 @@ TEST_CASE("fused backend: the backward's k split, every cell") {
         const ScopedEnvironment k_blocks("FLASHRNN_FUSED_MIN_K_BLOCKS", split.k_blocks);
         const Case c = split.c;
         const ProblemShape shape{c.T, c.B, c.NH, c.DH};
-        const FusedKernelTraits backward =
-            fused::traits({split.cell, split.dtype, shape}, FusedPass::backward);
-        INFO(cell_info(split.cell).name << " " << to_string(split.dtype) << " B " << c.B << " NH " << c.NH
-                                        << " DH " << c.DH << ": " << backward.k_blocks << " k blocks");
-        CHECK(backward.k_blocks >= std::atoi(split.k_blocks));
-        CHECK(backward.cooperative);
-        CHECK_FALSE(backward.tagged_exchange);
-        CHECK(fused::traits({split.cell, split.dtype, shape}, FusedPass::forward).k_blocks == 1);
+        for (FusedPass pass : {FusedPass::forward, FusedPass::backward}) {
+            const FusedKernelTraits t = fused::traits({split.cell, split.dtype, shape}, pass);
+            INFO(to_string(pass) << " " << cell_info(split.cell).name << " " << to_string(split.dtype)
+                                 << " B " << c.B << " NH " << c.NH << " DH " << c.DH << ": " << t.k_blocks
+                                 << " k blocks");
+            CHECK(t.k_blocks >= std::atoi(split.k_blocks));
+            CHECK(t.cooperative);
+            CHECK_FALSE(t.tagged_exchange);
+            CHECK_FALSE(t.cluster_exchange);
+        }
         check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::full(), ++seed);
         check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::clipped(0.05), ++seed);
         check_cell(fused_backend, split.cell, split.dtype, c, RecurrentGradient::cut(), ++seed);

@@ -101,8 +101,8 @@ FLASHRNN_HOST_DEVICE constexpr SharedLayoutOf<Number> shared_layout(const Sizes&
 // The step exchange of a group of blocks that split a head (fused_exchange.cuh), in 64-bit words.
 // Tagged: a 32-bit exchange number and 2 values (16-bit types) or 1 (fp32) per word, two parities of
 // every batch row's k_length values (the operand: forward the state, backward the gate gradients).
-// Otherwise: the group's barrier counter, and with the backward's k split (k_blocks > 1) after it the
-// k blocks' partial products, fp32 [k block][batch row][unit of the head], two per word.
+// Otherwise: the group's barrier counter, and with the k split (k_blocks > 1) after it the k blocks'
+// partial products, fp32 [k block][batch row][row of the head], two per word.
 template <class Sizes> FLASHRNN_HOST_DEVICE constexpr int exchange_values_per_word(const Sizes& t) {
     return t.element_bytes == 4 ? 1 : 2;
 }
@@ -111,7 +111,7 @@ template <class Sizes> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_p
     return (long long)t.batch_tiles_per_block * t.mma_n * (t.k_length / exchange_values_per_word(t));
 }
 template <class Sizes> FLASHRNN_HOST_DEVICE constexpr long long k_split_partial_floats(const Sizes& t) {
-    return t.k_blocks > 1 ? (long long)t.k_blocks * t.batch_tiles_per_block * t.mma_n * t.head_dim : 0;
+    return t.k_blocks > 1 ? (long long)t.k_blocks * t.batch_tiles_per_block * t.mma_n * t.rows : 0;
 }
 template <class Sizes> FLASHRNN_HOST_DEVICE constexpr long long exchange_words_per_group(const Sizes& t) {
     if (!t.tagged_exchange) return 1 + (k_split_partial_floats(t) + 1) / 2;

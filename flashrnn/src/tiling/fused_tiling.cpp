@@ -337,27 +337,24 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
           "a head split over row blocks splits on whole " + str(p.mma.m) + "-row tiles (" +
               str(p.rows_per_unit) + " rows per unit)");
 
-    // The accumulated dimension: k tiles split evenly over blocks. The backward's k blocks of a row
-    // block sum their partial products through the group's exchange, a second barrier per step
-    // (fused_backward.cuh), and each runs the cell's derivative for its share of the row block's
-    // items; the forward keeps k in one block (its split would put that barrier on the forward's
-    // shorter step).
+    // The accumulated dimension: k tiles split evenly over blocks. The k blocks of a row block sum
+    // their partial products through the group's exchange, a second barrier per step
+    // (fused_forward.cuh, fused_backward.cuh), and each runs the cell (or its derivative) for its
+    // share of the row block's items.
     m.add(v.k_blocks * v.k_tiles_per_block == Expr(p.k_tiles),
           "the k blocks split the " + str(p.k_tiles) + " k tiles (" + str(p.k_length) + " " + k_name + " / " +
               str(p.mma.k) + ") evenly");
-    if (forward)
-        m.add(v.k_blocks == 1, "the forward keeps the " + str(p.k_length) + " " + k_name +
-                                   " of the accumulated dimension in one block (no k split)");
-    else if (p.k_length % p.mma.k != 0)
-        m.add(v.k_blocks == 1, "the backward splits its " + str(p.k_length) + " " + k_name +
-                                   " over blocks only on whole " + str(p.mma.k) + "-column tiles");
+    if (p.k_length % p.mma.k != 0)
+        m.add(v.k_blocks == 1, "the " + std::string(to_string(r.pass)) + " splits its " + str(p.k_length) +
+                                   " " + k_name + " over blocks only on whole " + str(p.mma.k) +
+                                   "-column tiles");
     else
-        m.add((v.k_blocks == 1) | ((v.cooperative == 1) & (v.chunks_in_step == 0)),
-              "the backward's k split: blocks of one head exchanging after a barrier, one chunk per step");
-    if (r.min_k_blocks > 1 && !forward)
+        m.add((v.k_blocks == 1) |
+                  ((v.cooperative == 1) & (v.chunks_in_step == 0) & (v.cluster_exchange == 0)),
+              "the k split: blocks of one head exchanging after a barrier, one chunk per step");
+    if (r.min_k_blocks > 1)
         m.add(v.k_blocks >= r.min_k_blocks,
-              "at least " + str(r.min_k_blocks) +
-                  " blocks along the backward's accumulated dimension (min_k_blocks)");
+              "at least " + str(r.min_k_blocks) + " blocks along the accumulated dimension (min_k_blocks)");
     if (r.max_k_blocks > 0)
         m.add(v.k_blocks <= r.max_k_blocks, "at most " + str(r.max_k_blocks) +
                                                 (r.max_k_blocks == 1 ? " block" : " blocks") +

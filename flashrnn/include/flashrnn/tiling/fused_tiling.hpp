@@ -180,11 +180,10 @@ struct FusedTilingRequest {
     // every step, a k warp only its k tiles, at the cost of summing the k warps' partial products in
     // shared memory; the model prefers row warps, so this is for measuring the trade (docs/kernels.md).
     int max_row_warps = 0;
-    // At least this many blocks along the backward's accumulated dimension (0 or 1: as few as the
-    // model prefers, which is one wherever that fits; the forward, which never splits it, ignores it).
-    // The k blocks' partial sums meet in the group's exchange, a second barrier per step: for
-    // measuring the split and testing it at sizes that do not need it (docs/kernels.md, "The
-    // backward's k split").
+    // At least this many blocks along the accumulated dimension (0 or 1: as few as the model
+    // prefers, which is one wherever that fits). The k blocks' partial sums meet in the group's
+    // exchange, a second barrier per step: for measuring the split and testing it at sizes that do
+    // not need it (docs/kernels.md, "The k split").
     int min_k_blocks = 0;
     // At most this many (0: no limit; 1: no k split, as every kernel before 2026-12-04).
     int max_k_blocks = 0;

@@ -72,13 +72,13 @@ constexpr int kShareItems = (kRowBlockItems + Traits::k_blocks - 1) / Traits::k_
 constexpr int kItems = (kShareItems + Traits::threads_per_block - 1) / Traits::threads_per_block;
 // The blocks of one group (a head of a batch block), which meet at its barrier.
 constexpr int kGroupBlocks = Traits::row_blocks * Traits::k_blocks;
-// The backward's k split (fused_tiling.cpp): the k blocks of a row block sum their partial products
-// after a barrier (KSplitSums, fused_exchange.cuh); the forward keeps k in one block.
+// The k split (fused_tiling.cpp): the k blocks of a row block sum their partial products after a
+// barrier (KSplitSums, fused_exchange.cuh).
 constexpr bool kKSplit = Traits::k_blocks > 1;
-static_assert(!kKSplit || (Traits::backward && Traits::cooperative && !Traits::tagged_exchange &&
-                           !Traits::multicast_gather && !Traits::chunks_in_step &&
+static_assert(!kKSplit || (Traits::cooperative && !Traits::tagged_exchange && !Traits::multicast_gather &&
+                           !Traits::cluster_exchange && !Traits::chunks_in_step &&
                            Traits::k_blocks * Traits::k_tiles_per_block * Traits::mma_k == Traits::k_length),
-              "the k split: the backward's barrier exchange, one chunk per step, whole k tiles");
+              "the k split: the barrier exchange, one chunk per step, whole k tiles");
 static_assert(Traits::mma_m == 16 && Traits::mma_n == 8 && Traits::mma_k == (kTf32 ? 8 : 16),
               "mma.sync m16n8k16 (bf16, fp16) or m16n8k8 (tf32)");
 static_assert(Traits::row_warps * Traits::k_warps * kWarp == Traits::threads_per_block, "warps of the block");

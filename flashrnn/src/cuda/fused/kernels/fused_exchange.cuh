@@ -147,12 +147,14 @@ __device__ inline void group_barrier(unsigned* counter, unsigned arrivals) {
     __syncthreads();
 }
 
-// The backward's k split (kKSplit): the k blocks of a row block each multiply their gate columns of
-// R^T; their partial products meet in the group's words after its barrier counter, fp32 [k block]
-// [batch row][unit of the head] (fused_layout.hpp), and after the group's next barrier the block that
-// owns an item (PointwiseItem) sums them over the k blocks, in one order. One buffer is enough: a block
-// writes step t - 1's sums only after the barrier that follows every block's reads of step t's.
+// The k split (kKSplit): the k blocks of a row block each multiply their k columns of R (forward:
+// state units) or R^T (backward: gate units); their partial products meet in the group's words after
+// its barrier counter, fp32 [k block][batch row][row of the head] (fused_layout.hpp; rows unit-major,
+// Traits::rows_per_unit per unit), and after the group's next barrier the block that owns an item
+// (PointwiseItem) sums its rows over the k blocks, in one order. One buffer is enough: a block writes
+// the next step's sums only after the barrier that follows every block's reads of this step's.
 struct KSplitSums {
+    static constexpr int kBlockRows = kUnits * Traits::rows_per_unit;
     float* sums; // this group's
 
     __device__ explicit KSplitSums(unsigned long long* group_words)
@@ -161,20 +163,22 @@ struct KSplitSums {
     // Block-wide, after the product and a barrier of the block: its sums over its k warps.
     __device__ void publish(const float* partials, const BlockPlace& place) const {
         if constexpr (kKSplit) {
-            float* own = sums + place.k_block * kOperandRows * Traits::head_dim + place.unit_base;
-            for (int i = threadIdx.x; i < kBatchRows * kUnits; i += Traits::threads_per_block) {
-                const int n = i / kUnits, unit = i % kUnits;
-                __stcg(own + n * Traits::head_dim + unit, product_at(partials, n, unit));
+            float* own =
+                sums + place.k_block * kOperandRows * Traits::rows + place.unit_base * Traits::rows_per_unit;
+            for (int i = threadIdx.x; i < kBatchRows * kBlockRows; i += Traits::threads_per_block) {
+                const int n = i / kBlockRows, row = i % kBlockRows;
+                __stcg(own + n * Traits::rows + row, product_at(partials, n, row));
             }
         }
     }
 
-    // After the group's barrier: the product at (batch row n, unit of the block) over all k blocks.
-    __device__ float at(int n, int unit, const BlockPlace& place) const {
+    // After the group's barrier: the product at (batch row n, row of the block) over all k blocks.
+    __device__ float at(int n, int row, const BlockPlace& place) const {
+        const float* first = sums + n * Traits::rows + place.unit_base * Traits::rows_per_unit + row;
         float sum = 0.0f;
 #pragma unroll
         for (int q = 0; q < Traits::k_blocks; ++q)
-            sum += __ldcg(sums + (q * kOperandRows + n) * Traits::head_dim + place.unit_base + unit);
+            sum += __ldcg(first + q * kOperandRows * Traits::rows);
         return sum;
     }
 };

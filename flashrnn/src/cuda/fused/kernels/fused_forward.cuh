@@ -5,7 +5,10 @@
 // block; the state that multiplies R is written out (the states tensor) and, when a head spans
 // several blocks, sent to all of them through the step exchange (fused_exchange.cuh). A block whose
 // batch runs in chunks inside each step (Traits::chunks_in_step) holds every chunk's fp32 states and
-// takes each chunk's operand from the states tensor; one exchange (a barrier) ends the step.
+// takes each chunk's operand from the states tensor; one exchange (a barrier) ends the step. With the
+// k split (kKSplit) a block holds its rows of R over its k block's state units only and gathers only
+// those of the state; the row block's k blocks sum their partial products after a second barrier per
+// step (KSplitSums), and each applies the cell to its share of the items.
 #pragma once
 
 #include "cuda/rnn/gate_slots.hpp"
@@ -72,20 +75,25 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         }
     };
 
-    // R: block row = unit * G_rec + gate block, k = previous state unit.
+    // The state units the block multiplies: its k block's, from k_base (every unit of the head
+    // without a k split, where the operand's padding past them multiplies zeros).
+    constexpr int kBlockColumns = kKSplit ? kOperandColumns : Traits::head_dim;
+    const int k_base = block.k_block * kOperandColumns;
+    const KSplitSums k_split(exchange.words);
+    // R: block row = unit * G_rec + gate block, k = previous state unit k_base + k.
     Product product;
     const auto r_at = [&](int row, int k) {
-        return r + l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k);
+        return r + l.recurrent_weights.offset(row % G_REC, h, block.unit_base + row / G_REC, k_base + k);
     };
     const auto r_element = [&](int row, int k) {
-        if (row >= kUnits * G_REC || k >= dh) return 0.0f;
+        if (row >= kUnits * G_REC || k_base + k >= dh) return 0.0f;
         return to_float(*r_at(row, k));
     };
     if constexpr (Traits::direct_r_load) { // a row's k are contiguous: the fragments' pairs are words of R
         product.load_pairs(
             r_element,
             [&](int row, int k) -> const Element* {
-                if (row >= kUnits * G_REC || k + 2 > dh) return nullptr;
+                if (row >= kUnits * G_REC || k_base + k + 2 > dh) return nullptr;
                 const Element* at = r_at(row, k);
                 return reinterpret_cast<unsigned long long>(at) % 4 == 0 ? at : nullptr;
             },
@@ -113,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                     const Element x =
                         static_cast<const Element*>(p.initial_states)[l.single.offset(s, b, h, d)];
                     value = to_float(x);
-                    states[l.sequence.offset(s, 0, b, h, d)] = x;
+                    if (PointwiseItem::owned(n, unit, place)) states[l.sequence.offset(s, 0, b, h, d)] = x;
                     if (kOperandStays && s == 0) operand[n * kOperandStride + d] = to_operand(value);
                 }
                 cell_states[(s * kBatchRows + n) * kUnits + unit] = value;
@@ -126,8 +134,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         return [&, t, place](int n) -> const Element* {
             const int b = place.batch_base + n;
             if (b >= batch) return nullptr;
-            return t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
-                          : states + l.sequence.offset(0, t, b, h, 0);
+            return (t == 0 ? static_cast<const Element*>(p.initial_states) + l.single.offset(0, b, h, 0)
+                           : states + l.sequence.offset(0, t, b, h, 0)) +
+                   k_base;
         };
     };
     auto gather_state = [&](long long t, const BlockPlace& place) {
@@ -135,9 +144,9 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         // Shared by the cluster after its start (a split head's step 0 comes before it); the gather
         // itself falls back to gather_rows where rows cannot travel as bulk copies.
         if (t > 0)
-            multicast.gather<Traits::head_dim>(operand, source, min(kBatchRows, batch - place.batch_base));
+            multicast.gather<kBlockColumns>(operand, source, min(kBatchRows, batch - place.batch_base));
         else
-            gather_rows<Traits::head_dim>(operand, source);
+            gather_rows<kBlockColumns>(operand, source);
     };
     // A split head's first operand (after the zeroing's barrier); chunks inside each step gather theirs.
     if (Traits::cooperative && !Traits::chunks_in_step) gather_state(0, block);
@@ -174,14 +183,19 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 step_operand = multicast.chunk_operand(
                     operand, chunk, [&](int c, OperandElement* into, unsigned buffer) {
                         const BlockPlace at = block.at_chunk(c);
-                        multicast.issue<Traits::head_dim>(into, state_rows(t, at),
-                                                          min(kBatchRows, batch - at.batch_base), buffer);
+                        multicast.issue<kBlockColumns>(into, state_rows(t, at),
+                                                       min(kBatchRows, batch - at.batch_base), buffer);
                     });
                 __syncthreads();
             }
             product.run(step_operand, partials);
             __syncthreads();
             MulticastGather::done_reading();
+            if constexpr (kKSplit) { // every k block's sums, for this step's cell
+                k_split.publish(partials, block);
+                arrivals += kGroupBlocks;
+                group_barrier(barrier, arrivals);
+            }
 
             Element sent[kItems]; // the state that multiplies R, of each item
 #pragma unroll
@@ -197,7 +211,13 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
                 for (int k = 0; k < Cell::num_input_gates; ++k)
                     pre[Cell::gate_of_input_row(k)] += to_float(inputs[item][k]);
                 float recurrent[G_REC];
-                recurrent_products(partials, it.n, it.unit, recurrent);
+                if constexpr (kKSplit) {
+#pragma unroll
+                    for (int k = 0; k < G_REC; ++k)
+                        recurrent[k] = k_split.at(it.n, it.unit * G_REC + k, block);
+                } else {
+                    recurrent_products(partials, it.n, it.unit, recurrent);
+                }
 #pragma unroll
                 for (int k = 0; k < G_REC; ++k)
                     pre[Cell::gate_of_recurrent_block(k)] += recurrent[k];
