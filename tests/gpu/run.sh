@@ -20,7 +20,8 @@
 # it), "bench" the LSTM benchmarks, "newton-bench" the Newton family's benchmarks with their peer
 # (about 3 min), "largest-heads" (not in the default) the fused backend at the
 # largest heads that compile (docs/kernels.md; about 340 s on the H200 with the float64 references in
-# one thread, before they ran in parallel).
+# one thread, before they ran in parallel), "k-split" (not in the default) the k split's GPU tests and
+# the fused backend at (1, 768) with 1, 2, 4 and 8 k blocks asked for (docs/kernels.md, "The k split").
 # Exit status: non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -112,6 +113,15 @@ for entry in lstm:bf16:2160 lstm:fp16:2160 lstm:fp32:1584 gru:bf16:2112 gru:fp16
   step "largest-$cell-$dtype-$head_dim" "$BIN/flashrnn" run --backend fused --cell "$cell" --heads 1 \
     --head-dim "$head_dim" --batch 16 --steps 64 --dtype "$dtype"
 done
+fi
+# The k split: its tests (both passes; with batch chunks), then LSTM bf16 at (1, 768) over the batch
+# sweep's large end with each number of k blocks asked for (0: the model's own choice).
+if part k-split; then
+  step k-split-tests "$BIN/flashrnn_gpu_tests" -tc="fused backend: the k split*"
+  for k in 0 2 4 8; do
+    step "k-split-bench-$k" env FLASHRNN_FUSED_MIN_K_BLOCKS=$k "$BIN/alternating_bench" --backend fused \
+      --dtype bf16 --runs 7 --shapes 1:768:16,1:768:64,1:768:128,1:768:256 --csv "$OUT/k_split_$k.csv"
+  done
 fi
 if part scan; then # tests/gpu/scan.sh expects a build folder's layout
   layout=$(mktemp -d); mkdir -p "$layout/tests/gpu" "$layout/examples/bench"
