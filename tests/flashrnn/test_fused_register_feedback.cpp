@@ -280,6 +280,31 @@ TEST_CASE("fused register feedback: after a refusal, a spill excludes only block
     CHECK(strict.traits.threads_per_block == 512);
 }
 
+// A refusal after the spills' feedback starts over with more k blocks (with_more_k_blocks): LSTM bf16's
+// forward at DH 2304 on the h200 preset, the model's first choice 64 row x 2 k blocks, spills, and the
+// feedback refuses at 2 and then 4 k blocks (ptxas for sm_90, 2026-12-04); the loop starts over with at
+// least 5 (6: 144 k tiles) and compiles. With max_k_blocks 2 it cannot, and the refusal is the one of
+// the request as asked.
+TEST_CASE("fused register feedback: a refusal after spills starts over with more k blocks") {
+    TemporaryFolder folder;
+    const CompileOptions options = as_the_backend(folder);
+    const DeviceLimits limits = preset("h200");
+    FusedTilingRequest request = request_of(FusedPass::forward, Cell::lstm, DType::bf16, 1, 2304, 16);
+    REQUIRE(choose_fused_tiling(limits, request).traits.k_blocks == 2);
+    const FusedCompileResult more = compile_fused_tiling(limits, request, options);
+    CAPTURE(more.history);
+    CAPTURE(more.refusal);
+    MESSAGE("DH 2304 forward: " << more.traits.k_blocks << " k blocks, " << more.attempts << " compiles");
+    CHECK(more.compiled());
+    CHECK(more.traits.k_blocks > 2);
+    CHECK(more.history.find("again with at least") != std::string::npos);
+    request.max_k_blocks = 2;
+    const FusedCompileResult capped = compile_fused_tiling(limits, request, options);
+    CHECK_FALSE(capped.refusal.empty());
+    CHECK(capped.history.find("again with at least") == std::string::npos);
+    CHECK(capped.refusal.find("forward lstm bf16, NH 1, DH 2304") != std::string::npos);
+}
+
 // R loaded directly (FusedKernelTraits::direct_r_load, the default since 2026-12-02): the load
 // element by element held more registers than the steps (nvdisasm's liveness, LSTM bf16 backward at
 // DH 1600, B 3, 256 threads: 252 live in the load, 145 in the step loop), so ptxas spilled where the

@@ -685,6 +685,30 @@ TEST_CASE("fused tiling: the k split, asked for with min_k_blocks") {
     }
 }
 
+TEST_CASE("fused tiling: with_more_k_blocks starts over with one k block more than any that spilled") {
+    const DeviceLimits h200 = preset("h200");
+    const FusedTilingRequest first = request_of(FusedPass::backward, Cell::lstm, DType::bf16, 1, 768, 16);
+    FusedKernelTraits spilled = choose_fused_tiling(h200, first).traits;
+    CHECK_FALSE(with_more_k_blocks(first, first).has_value()); // no feedback: nothing
+    FusedTilingRequest fed = first;
+    fed.feedback.push_back(shared_memory_feedback(spilled, 1000)); // not a spill: nothing
+    CHECK_FALSE(with_more_k_blocks(first, fed).has_value());
+    spilled.k_blocks = 3;
+    fed = with_feedback(fed, {spilled, 255, 8});
+    spilled.k_blocks = 2;
+    fed = with_feedback(fed, {spilled, 255, 8});
+    const std::optional<FusedTilingRequest> more = with_more_k_blocks(first, fed);
+    REQUIRE(more.has_value());
+    CHECK(more->min_k_blocks == 4);
+    CHECK(more->feedback.empty()); // the reports are not carried over
+    FusedTilingRequest asked = first;
+    asked.min_k_blocks = 6;
+    CHECK(with_more_k_blocks(asked, fed)->min_k_blocks == 6); // never fewer than asked
+    asked.min_k_blocks = 0;
+    asked.max_k_blocks = 3;
+    CHECK_FALSE(with_more_k_blocks(asked, fed).has_value()); // not past max_k_blocks
+}
+
 TEST_CASE(
     "fused tiling: compiler feedback excludes a spilling configuration and lowers the register budget") {
     const DeviceLimits h100 = preset("h100");

@@ -15,6 +15,9 @@ FusedCompileOutcome run_fused_compile_loop(const DeviceLimits& limits, FusedTili
     const KernelSource source = fused_kernel_source(request.pass);
     FusedCompileOutcome out;
     FusedCompileResult& r = out.result;
+    // The refusal before the loop asked for more k blocks (with_more_k_blocks): the one it reports
+    // when those end refused too, in the words of the request as asked.
+    std::optional<TilingError> refusal_as_asked;
     // Near the 255-register cap ptxas reports less than the kernel would need, so the feedback moves R
     // out of registers a little at a time: large heads (GRU fp16 at 1872 on the H100) found a
     // configuration on the 11th attempt. Every attempt is cached on disk.
@@ -30,8 +33,16 @@ FusedCompileOutcome run_fused_compile_loop(const DeviceLimits& limits, FusedTili
                 request = *next;
                 continue;
             }
-            r.refusal = e.what();
-            out.refusal = e;
+            if (!refusal_as_asked) refusal_as_asked = e;
+            if (const std::optional<FusedTilingRequest> more = with_more_k_blocks(first, request);
+                more && fused_tiling_exists(limits, *more)) {
+                r.history += "  - no configuration left: again with at least " +
+                             std::to_string(more->min_k_blocks) + " k blocks\n";
+                request = *more;
+                continue;
+            }
+            r.refusal = refusal_as_asked->what();
+            out.refusal = *refusal_as_asked;
             return out;
         }
         const CompiledKernel kernel =

@@ -878,6 +878,20 @@ std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
     return relaxed;
 }
 
+std::optional<FusedTilingRequest> with_more_k_blocks(const FusedTilingRequest& first,
+                                                     const FusedTilingRequest& request) {
+    int spilled_k_blocks = 0;
+    for (const KernelFeedback& f : request.feedback)
+        if (f.resource == FusedResource::registers && f.spill_bytes > 0)
+            spilled_k_blocks = std::max(spilled_k_blocks, f.traits.k_blocks);
+    if (spilled_k_blocks == 0) return std::nullopt;
+    const int k_blocks = std::max(first.min_k_blocks, spilled_k_blocks + 1);
+    if (first.max_k_blocks > 0 && k_blocks > first.max_k_blocks) return std::nullopt;
+    FusedTilingRequest more = first;
+    more.min_k_blocks = k_blocks;
+    return more;
+}
+
 KernelFeedback shared_memory_feedback(const FusedKernelTraits& traits, std::int64_t bytes) {
     KernelFeedback report;
     report.traits = traits;

@@ -262,6 +262,15 @@ FusedTilingRequest after_register_shortage(FusedTilingRequest request, const Fus
 std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
                                                 const FusedTilingRequest& request);
 
+// The compile loop's answer where after_refusal has none and the spills' feedback of `request` left no
+// configuration: `first` again, with at least one k block more than any configuration that spilled
+// (each block then holds less of R), unless that exceeds the request's max_k_blocks; otherwise nothing.
+// The reports are not carried over: a spill of the split's largest blocks raised the estimate of the
+// registers besides R for every configuration (with_feedback), where more k blocks need fewer (LSTM bf16
+// at DH 2304 on the h200 preset compiles its forward with 4 k blocks after 2 and 3 were refused).
+std::optional<FusedTilingRequest> with_more_k_blocks(const FusedTilingRequest& first,
+                                                     const FusedTilingRequest& request);
+
 // The most compilations the loop of load_kernel (and its CPU counterpart in the tests) makes for one
 // request before it gives up: each one excludes what failed, so the loop ends on its own; this bounds
 // the time of a first call. LSTM bf16's backward at DH 1536, B 3 on the H100 compiles at its 20th.
