@@ -38,7 +38,7 @@ FusedTilingRequest with_element_load(FusedTilingRequest request) {
     return request;
 }
 
-// The request without the backward's k split (max_k_blocks 1), as every kernel was before 2026-12-04:
+// The request without the k split (max_k_blocks 1), as every kernel was before 2026-12-04:
 // the loops below were measured so, and with the split their heads compile in more blocks.
 FusedTilingRequest without_k_split(FusedTilingRequest request) {
     request.max_k_blocks = 1;

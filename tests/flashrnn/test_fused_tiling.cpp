@@ -703,7 +703,9 @@ TEST_CASE("fused tiling: with_more_k_blocks starts over with one k block more th
     CHECK(more->feedback.empty()); // the reports are not carried over
     FusedTilingRequest asked = first;
     asked.min_k_blocks = 6;
-    CHECK(with_more_k_blocks(asked, fed)->min_k_blocks == 6); // never fewer than asked
+    const std::optional<FusedTilingRequest> as_asked = with_more_k_blocks(asked, fed);
+    REQUIRE(as_asked.has_value());
+    CHECK(as_asked->min_k_blocks == 6); // never fewer than asked
     asked.min_k_blocks = 0;
     asked.max_k_blocks = 3;
     CHECK_FALSE(with_more_k_blocks(asked, fed).has_value()); // not past max_k_blocks

@@ -34,6 +34,8 @@ FusedCompileOutcome run_fused_compile_loop(const DeviceLimits& limits, FusedTili
                 continue;
             }
             if (!refusal_as_asked) refusal_as_asked = e;
+            // Only where more k blocks have a configuration: the check skips the explanation that a
+            // refusal of the restart would compute for nothing (its refusal is not the one reported).
             if (const std::optional<FusedTilingRequest> more = with_more_k_blocks(first, request);
                 more && fused_tiling_exists(limits, *more)) {
                 r.history += "  - no configuration left: again with at least " +

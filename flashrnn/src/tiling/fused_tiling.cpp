@@ -154,18 +154,16 @@ Problem problem_of(const DeviceLimits& limits, const FusedTilingRequest& request
     if (request.max_threads_per_block < limits.warp_size)
         throw ShapeError("fused tiling: max_threads_per_block " + str(request.max_threads_per_block) +
                          " is less than a warp (" + str(limits.warp_size) + ")");
-    if (request.max_blocks_per_head < 0)
-        throw ShapeError("fused tiling: max_blocks_per_head " + str(request.max_blocks_per_head) +
-                         " is negative (0: no limit)");
-    if (request.max_row_warps < 0)
-        throw ShapeError("fused tiling: max_row_warps " + str(request.max_row_warps) +
-                         " is negative (0: no limit)");
-    if (request.min_k_blocks < 0)
-        throw ShapeError("fused tiling: min_k_blocks " + str(request.min_k_blocks) +
-                         " is negative (0: as the model prefers)");
-    if (request.max_k_blocks < 0)
-        throw ShapeError("fused tiling: max_k_blocks " + str(request.max_k_blocks) +
-                         " is negative (0: no limit)");
+    // The request's limits, 0 meaning no limit (or the model's preference).
+    const auto require_not_negative = [](int value, const char* name, const char* zero) {
+        if (value < 0)
+            throw ShapeError("fused tiling: " + std::string(name) + " " + str(value) +
+                             " is negative (0: " + zero + ")");
+    };
+    require_not_negative(request.max_blocks_per_head, "max_blocks_per_head", "no limit");
+    require_not_negative(request.max_row_warps, "max_row_warps", "no limit");
+    require_not_negative(request.min_k_blocks, "min_k_blocks", "as the model prefers");
+    require_not_negative(request.max_k_blocks, "max_k_blocks", "no limit");
     Problem p;
     p.request = request;
     p.cell = cell_info(request.cell);
@@ -581,22 +579,23 @@ BuiltModel build_model(const DeviceLimits& limits, const Problem& p) {
               str(limits.sm_count) + " SMs x " + bytes_text(block_bytes) + " allow " +
               bytes_text(limits.sm_count * block_bytes));
 
-    // Preferences (App. D): no k split where a configuration without one fits (the backward's k split
-    // adds a barrier per step; not yet measured against the chunks it saves at large batches), one
-    // chunk per block (each chunk more is one more pass over the sequence's
-    // steps, or one more launch), the chunks inside each step where they fit, one launch for all heads, no
-    // exchange between blocks when a head fits one unless its step is long and SMs are idle, every sequence
-    // tile its own block (each batch block exchanges only its own rows: measured 20% faster at (1, 768) than
-    // one batch block over twice the row blocks; narrow blocks (fewer rows than a tile) only for more blocks
-    // than whole tiles give), wide blocks, then the parallel dimension over as many blocks as possible, the
-    // cluster exchange where that split fits one cluster, full blocks, as much of R in registers as fits, and
-    // last the chunks' operand prefetch where its second buffer fits beside all of that.
-    // The cluster exchange (Hopper, forward) only for a split made anyway. Measured
-    // on the H100 (LSTM bf16, B = 16, T = 1024, forward, graph replay): (6, 128) over 8 blocks 1.50 ms
-    // with the tagged words, 0.89 ms with the cluster; (3, 256) over 16 blocks 1.69 ms, 1.16 ms. A split
-    // made only for the cluster does not pay: (12, 64) in one block 0.71 ms, over a cluster of 4
-    // 0.71 ms, of 2 0.76 ms; (1, 768) over a cluster of 16 (48 units per block) 3.31 ms against
-    // 2.14 ms over 48 blocks and the tagged words (docs/kernels.md).
+    // Preferences (App. D): no k split where a configuration without one fits (the split adds a barrier
+    // per step: measured on the H200, LSTM bf16 (1, 768), the backward with 4 k blocks took 4.55 ms
+    // against 3.01 at B 16 and 10.14 against 11.33 at B 128, where it saves the chunks; no rule for that
+    // trade yet, docs/kernels.md "The k split"), one chunk per block (each chunk more is one more pass over
+    // the sequence's steps, or one more launch), the chunks inside each step where they fit, one launch for
+    // all heads, no exchange between blocks when a head fits one unless its step is long and SMs are idle,
+    // every sequence tile its own block (each batch block exchanges only its own rows: measured 20% faster at
+    // (1, 768) than one batch block over twice the row blocks; narrow blocks (fewer rows than a tile) only
+    // for more blocks than whole tiles give), wide blocks, then the parallel dimension over as many blocks as
+    // possible, the cluster exchange where that split fits one cluster, full blocks, as much of R in
+    // registers as fits, and last the chunks' operand prefetch where its second buffer fits beside all of
+    // that. The cluster exchange (Hopper, forward) only for a split made anyway. Measured on the H100 (LSTM
+    // bf16, B = 16, T = 1024, forward, graph replay): (6, 128) over 8 blocks 1.50 ms with the tagged words,
+    // 0.89 ms with the cluster; (3, 256) over 16 blocks 1.69 ms, 1.16 ms. A split made only for the cluster
+    // does not pay: (12, 64) in one block 0.71 ms, over a cluster of 4 0.71 ms, of 2 0.76 ms; (1, 768) over a
+    // cluster of 16 (48 units per block) 3.31 ms against 2.14 ms over 48 blocks and the tagged words
+    // (docs/kernels.md).
     m.search({v.k_blocks, v.batch_chunks, v.chunks_in_step, v.heads_per_launch, v.long_step_on_idle_sms,
               v.cooperative, v.batch_blocks, v.narrow_batch_blocks, v.wide_blocks, v.row_blocks,
               v.cluster_exchange, v.warps, v.row_warps, v.k_tiles_in_registers, v.prefetch_operand});
@@ -862,16 +861,20 @@ FusedTilingRequest after_register_shortage(FusedTilingRequest request, const Fus
 // The multicast kernels' feedback can exclude what fits without the gather: LSTM bf16's backward at
 // DH 1616, B 3 (101 row blocks, clusters of one) spilled 24 bytes with it at 52 R registers, where the
 // loop without clusters ends at 48 (ptxas for sm_90).
+namespace {
+// A report of a spill (the registers ran short), as opposed to shared memory's.
+bool is_spill(const KernelFeedback& f) {
+    return f.resource == FusedResource::registers && f.spill_bytes > 0;
+}
+} // namespace
+
 std::optional<FusedTilingRequest> after_refusal(const FusedTilingRequest& first,
                                                 const FusedTilingRequest& request) {
     const bool multicast_fed_back =
         std::any_of(request.feedback.begin(), request.feedback.end(),
                     [](const KernelFeedback& f) { return f.traits.multicast_gather; });
     if (multicast_fed_back && request.cluster != FusedCluster::never) return without_cluster(first);
-    const bool spilled =
-        std::any_of(request.feedback.begin(), request.feedback.end(), [](const KernelFeedback& f) {
-            return f.resource == FusedResource::registers && f.spill_bytes > 0;
-        });
+    const bool spilled = std::any_of(request.feedback.begin(), request.feedback.end(), is_spill);
     if (!spilled || !request.spills_exclude_every_block_size) return std::nullopt;
     FusedTilingRequest relaxed = request;
     relaxed.spills_exclude_every_block_size = false;
@@ -882,8 +885,7 @@ std::optional<FusedTilingRequest> with_more_k_blocks(const FusedTilingRequest& f
                                                      const FusedTilingRequest& request) {
     int spilled_k_blocks = 0;
     for (const KernelFeedback& f : request.feedback)
-        if (f.resource == FusedResource::registers && f.spill_bytes > 0)
-            spilled_k_blocks = std::max(spilled_k_blocks, f.traits.k_blocks);
+        if (is_spill(f)) spilled_k_blocks = std::max(spilled_k_blocks, f.traits.k_blocks);
     if (spilled_k_blocks == 0) return std::nullopt;
     const int k_blocks = std::max(first.min_k_blocks, spilled_k_blocks + 1);
     if (first.max_k_blocks > 0 && k_blocks > first.max_k_blocks) return std::nullopt;

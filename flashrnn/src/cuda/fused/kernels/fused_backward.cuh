@@ -36,11 +36,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
     const int dh = Traits::head_dim, h = block.head, batch = Traits::batch;
     const long long T = l.sequence.time_steps;
     const bool through_r_flows = !p.cut;
-    // The gate columns the block multiplies: its k block's, from k_base (every column of the head
-    // without a k split, where the operand's padding past them multiplies zeros).
-    constexpr int kHeadColumns = G_REC * Traits::head_dim;
-    constexpr int kBlockColumns = kKSplit ? kOperandColumns : kHeadColumns;
-    const int k_base = block.k_block * kOperandColumns;
+    const int k_base = block.k_base; // the block's first gate column (kBlockColumns of them)
     // R^T: block row = state unit j, k = gate block * DH + gate unit (the gate slots' order, so that
     // a batch row of the operand is one contiguous row of the gate gradients); element R[block, head, unit,
     // j]. k is the block's: column k_base + k of the head.
@@ -50,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         return r + l.recurrent_weights.offset(column / dh, h, column % dh, block.unit_base + row);
     };
     const auto r_element = [&](int row, int k) {
-        if (row >= kUnits || k_base + k >= kHeadColumns) return 0.0f;
+        if (row >= kUnits || k_base + k >= Traits::k_length) return 0.0f;
         return to_float(*r_at(row, k));
     };
     // A k's rows (state units) are contiguous: 16-byte pieces through each warp's scratch, which the
@@ -62,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         product.load_columns(
             r_element,
             [&](int row, int k) -> const Element* {
-                if (row + 8 > kUnits || k_base + k >= kHeadColumns) return nullptr;
+                if (row + 8 > kUnits || k_base + k >= Traits::k_length) return nullptr;
                 const Element* at = r_at(row, k);
                 return reinterpret_cast<unsigned long long>(at) % 16 == 0 ? at : nullptr;
             },

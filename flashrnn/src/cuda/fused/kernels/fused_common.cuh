@@ -75,6 +75,9 @@ constexpr int kGroupBlocks = Traits::row_blocks * Traits::k_blocks;
 // The k split (fused_tiling.cpp): the k blocks of a row block sum their partial products after a
 // barrier (KSplitSums, fused_exchange.cuh).
 constexpr bool kKSplit = Traits::k_blocks > 1;
+// The k columns a block multiplies and gathers of the operand: its k block's (BlockPlace::k_base on),
+// or every column of the head without a split, where the operand's padding past them multiplies zeros.
+constexpr int kBlockColumns = kKSplit ? kOperandColumns : Traits::k_length;
 static_assert(!kKSplit || (Traits::cooperative && !Traits::tagged_exchange && !Traits::multicast_gather &&
                            !Traits::cluster_exchange && !Traits::chunks_in_step &&
                            Traits::k_blocks * Traits::k_tiles_per_block * Traits::mma_k == Traits::k_length),
@@ -486,11 +489,12 @@ constexpr bool kOperandStays = !Traits::cooperative && !Traits::chunks_in_step;
 // after the other, the whole sequence each, or in turn inside each step; chunk c of batch block k
 // holds the rows of part k * batch_chunks + c).
 struct BlockPlace {
-    int head, group, row_block, k_block, batch_block, batch_base, unit_base;
+    int head, group, row_block, k_block, batch_block, batch_base, unit_base, k_base;
     __device__ BlockPlace(int head_offset, int batch_chunk) {
         row_block = blockIdx.x % Traits::row_blocks;
         unit_base = row_block * kUnits;
         k_block = blockIdx.x / Traits::row_blocks % Traits::k_blocks;
+        k_base = k_block * kOperandColumns;
         group = blockIdx.x / kGroupBlocks;
         batch_block = group % Traits::batch_blocks;
         head = head_offset + group / Traits::batch_blocks;

@@ -162,13 +162,11 @@ struct KSplitSums {
 
     // Block-wide, after the product and a barrier of the block: its sums over its k warps.
     __device__ void publish(const float* partials, const BlockPlace& place) const {
-        if constexpr (kKSplit) {
-            float* own =
-                sums + place.k_block * kOperandRows * Traits::rows + place.unit_base * Traits::rows_per_unit;
-            for (int i = threadIdx.x; i < kBatchRows * kBlockRows; i += Traits::threads_per_block) {
-                const int n = i / kBlockRows, row = i % kBlockRows;
-                __stcg(own + n * Traits::rows + row, product_at(partials, n, row));
-            }
+        float* own =
+            sums + place.k_block * kOperandRows * Traits::rows + place.unit_base * Traits::rows_per_unit;
+        for (int i = threadIdx.x; i < kBatchRows * kBlockRows; i += Traits::threads_per_block) {
+            const int n = i / kBlockRows, row = i % kBlockRows;
+            __stcg(own + n * Traits::rows + row, product_at(partials, n, row));
         }
     }
 

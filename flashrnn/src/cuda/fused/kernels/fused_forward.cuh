@@ -75,10 +75,7 @@ extern "C" __global__ void __launch_bounds__(Traits::threads_per_block, 1)
         }
     };
 
-    // The state units the block multiplies: its k block's, from k_base (every unit of the head
-    // without a k split, where the operand's padding past them multiplies zeros).
-    constexpr int kBlockColumns = kKSplit ? kOperandColumns : Traits::head_dim;
-    const int k_base = block.k_block * kOperandColumns;
+    const int k_base = block.k_base; // the block's first state unit of k (kBlockColumns of them)
     const KSplitSums k_split(exchange.words);
     // R: block row = unit * G_rec + gate block, k = previous state unit k_base + k.
     Product product;
